@@ -1,0 +1,92 @@
+/*
+ * cost.h - the alpha-beta-gamma cost model: closed forms and a schedule walker.
+ *
+ * Each dimension i of the topology has a link (alpha_i seconds of latency,
+ * bw_i bytes/s per direction) of one of two kinds:
+ *   point-to-point (share = 0): a dedicated full-duplex link between every pair
+ *     of ranks that differ in coordinate i (NVLink, a torus); flows to
+ *     different peers do not share;
+ *   port (share = s >= 1): each group of s consecutive ranks sends through one
+ *     port of bw_i (s GPUs behind one NIC); every flow of those ranks that
+ *     crosses dimension i in the same step shares it.
+ * A message between ranks a and b travels on the link of the outermost
+ * dimension in which they differ (mring_topo_link_dim).
+ *
+ * Costs (Hockney alpha + n*beta, with the reduction term n*gamma of Thakur,
+ * Rabenseifner and Gropp, "Optimization of collective communication operations
+ * in MPICH", IJHPCA 19(1), 2005):
+ *   message of b bytes:  alpha_i + m * b / bw_i
+ *   REDUCE of b bytes:   m_g * b / gamma_bw
+ *   COPY of b bytes:     m_g * (2/3) * b / gamma_bw   (a copy moves 2 bytes of
+ *                        memory traffic per byte, a reduction 3)
+ * where m is the number of flows sharing the link in that step (same phase,
+ * dimension and step label: streams of the rank, and for a port every sender of
+ * the port group) and m_g the number of the rank's streams reducing in that
+ * step (they share the GPU).  Pieces of one stream serialise on its share of a
+ * link: a message starts when its stream's previous message on that link has
+ * been transmitted, and arrives alpha later.
+ *
+ * The walker (mring_cost_walk) evaluates every rank's schedule under these
+ * rules as a dataflow: an op issues when the previous op of its stream has
+ * issued and every earlier conflicting op has completed (the interpreter's
+ * semantics, schedule.h); a RECV completes when the matching message arrives.
+ * The closed forms (one per generator) give the same time for schedules in
+ * which every step has the same cost on every rank (balanced counts, uniform
+ * links within a step); with pipelining (segment > 0) the closed forms give the
+ * non-overlapped time and the walker is the reference.
+ */
+#ifndef MRING_COST_H
+#define MRING_COST_H
+
+#include "topology.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mring_config;
+
+typedef struct mring_link {
+    double alpha; /* seconds */
+    double bw;    /* bytes per second, per direction */
+    int share;    /* 0 = point-to-point links; s >= 1 = a port shared by s consecutive ranks */
+} mring_link_t;
+
+typedef struct mring_cost_params {
+    int ndims;
+    mring_link_t link[MRING_MAX_DIMS];
+    double gamma_bw; /* reduction throughput, bytes of output per second; 0 = free */
+} mring_cost_params_t;
+
+/*
+ * Parse --links: one LAT:BW[:SHARE] per dimension, comma-separated, in SimGrid
+ * units (e.g. "1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4").  Without SHARE the
+ * link is point-to-point; with SHARE it is a port shared by SHARE ranks.
+ * Returns 0, or -1 with a one-line reason naming the bad value in err.
+ */
+int mring_links_parse(const char *s, const mring_topo_t *t, mring_cost_params_t *p, char *err,
+                      size_t errlen);
+
+/* Time of a message of `bytes` on dimension dim's link shared by m flows (seconds). */
+double mring_cost_msg(const mring_cost_params_t *p, int dim, double bytes, double m);
+/* Time of a REDUCE (copy = 0) or COPY (copy = 1) of `bytes`, m_g streams sharing the GPU. */
+double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg, int copy);
+
+/* Closed-form time (seconds) of configuration c; inplace != 0 skips the IN->OUT copy. */
+double mring_cost_closed(const struct mring_config *c, const mring_cost_params_t *p, int inplace);
+
+/* Per-phase/dimension summary the walker can fill in. */
+typedef struct mring_cost_report {
+    double time;                    /* seconds: completion of the last op on any rank */
+    double bytes_sent_max;          /* most bytes any rank sends */
+    double bytes_dim[MRING_MAX_DIMS]; /* bytes rank 0 sends on each dimension's link */
+} mring_cost_report_t;
+
+/*
+ * Walk all ranks' schedules of c under the model; returns the time in seconds
+ * (also in rep->time when rep != NULL), or a negative value if the schedules
+ * deadlock or memory runs out.
+ */
+double mring_cost_walk(const struct mring_config *c, const mring_cost_params_t *p, int inplace,
+                       mring_cost_report_t *rep);
+
+#endif

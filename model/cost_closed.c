@@ -1,0 +1,99 @@
+/* cost_closed.c - the step evaluator the closed forms are written with (see cost.h). */
+#include "cost_closed.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S, const int *to,
+                    const double *bytes, const double *red, double *tmax)
+{
+    int P = c->topo.nranks, nd = c->topo.ndims;
+    int *port = calloc((size_t)nd * (size_t)P, sizeof *port); /* flows per (link dim, port group) */
+    if (!port)
+        return -1;
+    for (int j = 0; j < S; j++)
+        tmax[j] = 0;
+    for (int f = 0; f < P * S; f++)
+        if (to[f] >= 0) {
+            int ld = mring_topo_link_dim(&c->topo, f / S, to[f]);
+            if (p->link[ld].share > 0)
+                port[ld * P + (f / S) / p->link[ld].share]++;
+        }
+    for (int r = 0; r < P; r++) {
+        int mg = 0;
+        for (int j = 0; j < S; j++)
+            mg += red[r * S + j] > 0;
+        for (int j = 0; j < S; j++) {
+            int f = r * S + j, ld, m = 0;
+            if (to[f] < 0)
+                continue;
+            ld = mring_topo_link_dim(&c->topo, r, to[f]);
+            if (p->link[ld].share > 0)
+                m = port[ld * P + r / p->link[ld].share];
+            else
+                for (int k = 0; k < S; k++)
+                    m += to[r * S + k] == to[f];
+            double t = mring_cost_msg(p, ld, bytes[f], m) + mring_cost_compute(p, red[f], mg, 0);
+            if (t > tmax[j])
+                tmax[j] = t;
+        }
+    }
+    free(port);
+    return 0;
+}
+
+int mring_cost_flows_init(mring_flows_t *f, const mring_config_t *c, int S)
+{
+    size_t n = (size_t)c->topo.nranks * (size_t)S;
+    memset(f, 0, sizeof *f);
+    f->S = S;
+    f->to = malloc(n * sizeof *f->to);
+    f->bytes = calloc(n, sizeof *f->bytes);
+    f->red = calloc(n, sizeof *f->red);
+    f->tmax = calloc((size_t)S, sizeof *f->tmax);
+    f->total = calloc((size_t)S, sizeof *f->total);
+    if (!f->to || !f->bytes || !f->red || !f->tmax || !f->total) {
+        mring_cost_flows_free(f);
+        return -1;
+    }
+    mring_cost_flows_clear(f, c);
+    return 0;
+}
+
+void mring_cost_flows_clear(mring_flows_t *f, const mring_config_t *c)
+{
+    size_t n = (size_t)c->topo.nranks * (size_t)f->S;
+    for (size_t i = 0; i < n; i++) {
+        f->to[i] = -1;
+        f->bytes[i] = f->red[i] = 0;
+    }
+}
+
+int mring_cost_flows_add(mring_flows_t *f, const mring_config_t *c, const mring_cost_params_t *p, double times)
+{
+    if (mring_cost_step(c, p, f->S, f->to, f->bytes, f->red, f->tmax))
+        return -1;
+    for (int j = 0; j < f->S; j++)
+        f->total[j] += times * f->tmax[j];
+    mring_cost_flows_clear(f, c);
+    return 0;
+}
+
+double mring_cost_flows_result(const mring_flows_t *f)
+{
+    double t = 0;
+    for (int j = 0; j < f->S; j++)
+        if (f->total[j] > t)
+            t = f->total[j];
+    return t;
+}
+
+void mring_cost_flows_free(mring_flows_t *f)
+{
+    free(f->to);
+    free(f->bytes);
+    free(f->red);
+    free(f->tmax);
+    free(f->total);
+    memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,93 @@
+/*
+ * gen.h - what the generators share (internal to model/): the registry entry,
+ * the stream builder, and the step emitters that turn a list of exchange steps
+ * into pipelined SEND/RECV/REDUCE ops.
+ */
+#ifndef MRING_GEN_H
+#define MRING_GEN_H
+
+#include "algo.h"
+#include "cost.h"
+
+typedef struct mring_gen {
+    const char *name;
+    /* extra checks beyond the common ones; NULL = none */
+    int (*check)(const mring_config_t *c, char *err, size_t errlen);
+    int (*generate)(const mring_config_t *c, int rank, mring_rank_sched_t *out);
+    /* closed-form alpha-beta-gamma time in seconds (see cost.h) */
+    double (*closed_form)(const mring_config_t *c, const mring_cost_params_t *p, int inplace);
+} mring_gen_t;
+
+extern const mring_gen_t mring_gen_multiring, mring_gen_ring, mring_gen_rd, mring_gen_rabenseifner,
+    mring_gen_hier;
+
+const mring_gen_t *mring_gen_get(mring_algo_t a);
+
+/* Emits ops into one stream of a rank schedule. */
+typedef struct mring_builder {
+    mring_rank_sched_t *rs;
+    int stream;
+    int64_t piece;        /* elements per pipelining piece; 0 = whole ranges */
+    int64_t scratch_base; /* first SCRATCH element of this stream */
+    int err;              /* set when an emit failed (out of memory) */
+} mring_builder_t;
+
+void mring_builder_init(mring_builder_t *b, mring_rank_sched_t *rs, int stream, const mring_config_t *c,
+                        int64_t scratch_base);
+
+/* Label of ops: phase, stage dimension (0-based), step. */
+typedef struct mring_label {
+    uint8_t phase;
+    int8_t dim;
+    uint16_t step;
+} mring_label_t;
+
+/* One step of an exchange: send OUT[snd_off, +snd_len) to `to` and receive
+ * rcv_len elements from `from` into OUT[rcv_off, ...) (directly, or through
+ * scratch and a REDUCE).  to/from = -1: no send/receive at this step. */
+typedef struct mring_xstep {
+    int to, from;
+    int64_t snd_off, snd_len;
+    int64_t rcv_off, rcv_len;
+    uint8_t flags; /* REDUCE flags (MRING_REDUCE_SRC_FIRST) */
+    mring_label_t label;
+} mring_xstep_t;
+
+/*
+ * Emit n exchange steps.  reduce != 0: receive into this stream's scratch and
+ * REDUCE into OUT; reduce == 0: receive straight into OUT.
+ * chained != 0 requires step s+1 to send exactly what step s received
+ * (snd[s+1] == rcv[s]): then the ops are ordered so that piece p of step s+1
+ * goes out as soon as piece p of step s has arrived (and been reduced), which
+ * pipelines consecutive steps; otherwise each step's pieces are posted together.
+ * Returns the scratch elements used (max rcv_len when reduce != 0, else 0).
+ */
+int64_t mring_emit_steps(mring_builder_t *b, const mring_xstep_t *st, int n, int reduce, int chained);
+
+/* COPY of IN[off, +len) to OUT[off, +len) (skipped by back ends for in-place calls). */
+void mring_emit_prologue(mring_builder_t *b, int64_t off, int64_t len);
+
+/* Ring reduce-scatter (reduce != 0) or allgather over OUT[off, +len) among the d
+ * ranks members[0..d-1]; this rank is members[c]; dir = +1 sends to c+1, -1 to c-1.
+ * The range is split into d balanced blocks; after the reduce-scatter this rank
+ * holds block c reduced over all members; the allgather starts from every rank's
+ * block c.  Returns scratch elements used. */
+int64_t mring_emit_ring(mring_builder_t *b, const int *members, int d, int c, int dir, int64_t off,
+                        int64_t len, int reduce, mring_label_t label);
+
+/* Ceil division for non-negative values. */
+static inline int64_t mring_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Power-of-two helpers for rd and rabenseifner: largest power of two <= p. */
+int mring_pof2_floor(int p);
+
+/* Fold-in/fold-out of a non-power-of-two P (MPICH's allreduce): ranks r < 2*rem, rem = P - pof2,
+ * pair up (even r sends its data to r+1, which reduces); the pof2 survivors get
+ * new ranks.  Returns this rank's new rank, or -1 for a rank that sat out. */
+int mring_fold_newrank(int rank, int nranks);
+/* Old rank of new rank nr. */
+int mring_fold_oldrank(int nr, int nranks);
+/* Emit the fold-in (before) or fold-out (after) of rank over OUT[0, count). */
+void mring_emit_fold(mring_builder_t *b, int rank, int nranks, int64_t count, int fold_out);
+
+#endif

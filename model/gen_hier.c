@@ -1,0 +1,115 @@
+/*
+ * gen_hier.c - hierarchical allreduce for comparison: reduce inside each
+ * dimension-1 group (a node) along a chain to its leader (coordinate 0), ring
+ * allreduce among the P/d1 leaders, and broadcast back along the chain
+ * (the scheme of Goyal et al., arXiv 1706.02677, 2017, and Jia et al.,
+ * arXiv 1807.11205, 2018; algorithm-notes.md section 2.7).  With --segment the
+ * chains pipeline.  Stream j's leader ring runs forward for even j and backward
+ * for odd j.
+ */
+#include "gen.h"
+#include "gen_multiring.h"
+#include "cost_closed.h"
+
+#include <stdlib.h>
+
+static void chain(mring_builder_t *b, int rank, int g, int c, int64_t off, int64_t len, int bcast)
+{
+    /* reduce: hop h goes from index g-1-h to g-2-h; broadcast: hop h from h to h+1 */
+    mring_xstep_t st[2];
+    int n = 0, first = bcast ? c > 0 : c < g - 1, last = bcast ? c < g - 1 : c > 0;
+    int up = bcast ? -1 : 1;
+    if (first) /* receive from the far side */
+        st[n++] = (mring_xstep_t){-1, rank + up, 0, 0, off, len, 0,
+                                  {bcast ? MRING_PHASE_BCAST : MRING_PHASE_REDUCE, 0,
+                                   (uint16_t)(bcast ? c - 1 : g - 2 - c)}};
+    if (last) /* pass on towards the near side */
+        st[n++] = (mring_xstep_t){rank - up, -1, off, len, 0, 0, 0,
+                                  {bcast ? MRING_PHASE_BCAST : MRING_PHASE_REDUCE, 0,
+                                   (uint16_t)(bcast ? c : g - 1 - c)}};
+    mring_emit_steps(b, st, n, !bcast, 1);
+}
+
+static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
+{
+    int P = c->topo.nranks, g = c->topo.dims[0], S = mring_config_nstreams(c);
+    int m = P / g, c1 = rank % g;
+    int64_t slot = mring_ceil_div(c->count, S);
+    int *leaders = NULL;
+    if (mring_rank_sched_init(out, rank, S))
+        return -1;
+    if (c1 == 0 && m > 1) {
+        if (!(leaders = malloc((size_t)m * sizeof *leaders))) {
+            mring_rank_sched_free(out);
+            return -1;
+        }
+        for (int i = 0; i < m; i++)
+            leaders[i] = i * g;
+    }
+    for (int j = 0; j < S; j++) {
+        mring_builder_t b;
+        int64_t off = mring_split_off(c->count, S, j), len = mring_split_len(c->count, S, j);
+        mring_builder_init(&b, out, j, c, j * slot);
+        mring_emit_prologue(&b, off, len);
+        chain(&b, rank, g, c1, off, len, 0);
+        if (leaders) {
+            int dir = mring_ring_dir(j, c->rings[0]);
+            mring_emit_ring(&b, leaders, m, rank / g, dir, off, len, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
+            mring_emit_ring(&b, leaders, m, rank / g, dir, off, len, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
+        }
+        chain(&b, rank, g, c1, off, len, 1);
+        if (b.err) {
+            free(leaders);
+            mring_rank_sched_free(out);
+            return -1;
+        }
+    }
+    free(leaders);
+    return 0;
+}
+
+
+/* Closed form: copy + (d1 - 1) chain hops of (message + reduction) + the
+ * leaders' ring, 2 (m - 1) steps of blocks ceil(L/m) + (d1 - 1) broadcast hops
+ * (algorithm-notes.md 2.7), L = ceil(count / S), m = P / d1. */
+static double closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
+{
+    int P = c->topo.nranks, g = c->topo.dims[0], m = P / g, S = mring_config_nstreams(c);
+    int64_t len = mring_ceil_div(c->count, S), blk = mring_ceil_div(len, m > 0 ? m : 1);
+    double e = (double)c->elsize, t;
+    mring_flows_t f;
+    mring_topo_t leaders = mring_topo_flat(m);
+    if (mring_cost_flows_init(&f, c, S))
+        return -1;
+    for (int h = 0; h < g - 1; h++) { /* reduce hops, then broadcast hops */
+        for (int phase = 0; phase < 2; phase++) {
+            for (int r = 0; r < P; r++)
+                for (int j = 0; j < S; j++) {
+                    int sends = phase == 0 ? r % g == g - 1 - h : r % g == h;
+                    f.to[r * S + j] = sends ? (phase == 0 ? r - 1 : r + 1) : -1;
+                    f.bytes[r * S + j] = (double)len * e;
+                    f.red[r * S + j] = phase == 0 ? (double)len * e : 0;
+                }
+            if (mring_cost_flows_add(&f, c, p, 1))
+                goto fail;
+        }
+    }
+    for (int phase = 0; m > 1 && phase < 2; phase++) {
+        for (int r = 0; r < P; r += g)
+            for (int j = 0; j < S; j++) {
+                f.to[r * S + j] = g * mring_topo_neighbor(&leaders, r / g, 0, mring_ring_dir(j, c->rings[0]));
+                f.bytes[r * S + j] = (double)blk * e;
+                f.red[r * S + j] = phase == 0 ? (double)blk * e : 0;
+            }
+        if (mring_cost_flows_add(&f, c, p, m - 1))
+            goto fail;
+    }
+    t = mring_cost_flows_result(&f);
+    mring_cost_flows_free(&f);
+    return t + (inplace ? 0 : mring_cost_compute(p, (double)len * e, S, 1));
+fail:
+    mring_cost_flows_free(&f);
+    return -1;
+}
+
+const mring_gen_t mring_gen_hier = {"hier", NULL, generate, closed};

@@ -1,0 +1,18 @@
+/* gen_multiring.h - the multi-dimensional ring, shared by multiring, ring and hier (internal). */
+#ifndef MRING_GEN_MULTIRING_H
+#define MRING_GEN_MULTIRING_H
+
+#include "gen.h"
+
+/* Direction of stream `stream`'s ring in a dimension with `rings` rings: +1 or -1. */
+int mring_ring_dir(int stream, int rings);
+
+/* Generate the multi-dimensional ring of c over the rank grid `grid` (which may
+ * differ from c->topo, the link hierarchy), with rings[i] rings in grid dimension i. */
+int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *grid, const int *rings, int rank,
+                                  mring_rank_sched_t *out);
+
+/* Closed-form time of multiring/ring (see cost.h). */
+double mring_multiring_closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * gen_rabenseifner.c - Rabenseifner's allreduce: a reduce-scatter by recursive
+ * halving (lg P steps, distance 1, 2, 4, ...: the innermost ranks exchange the
+ * largest halves) and an allgather by recursive doubling that retraces it
+ * (Thakur, Rabenseifner and Gropp, IJHPCA 19(1), 2005, section 4.4; MPICH's
+ * long-message allreduce).  The count is split into pof2 balanced blocks
+ * (sizes differ by at most one); a P that is not a power of two is folded first,
+ * as in rd.
+ */
+#include "gen.h"
+#include "cost_closed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check(const mring_config_t *c, char *err, size_t errlen)
+{
+    if (c->rings[0] != 1) {
+        snprintf(err, errlen, "--rings %d: rabenseifner runs one stream; expected --rings 1", c->rings[0]);
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct range {
+    int lo, hi; /* block indices [lo, hi) */
+} range_t;
+
+/* The halving of new rank nr: at step k it exchanges with new rank nr ^ 2^k,
+ * sends snd[k] and keeps (and reduces) keep[k]; par[k] is the range it held
+ * before the step.  Returns the number of steps, lg pof2. */
+typedef struct plan {
+    int n;
+    int peer[32]; /* old ranks */
+    range_t snd[32], keep[32], par[32];
+} plan_t;
+
+static void make_plan(plan_t *pl, int nr, int pof2, int P)
+{
+    range_t cur = {0, pof2};
+    pl->n = 0;
+    for (int mask = 1; mask < pof2; mask <<= 1) {
+        int mid = (cur.lo + cur.hi) / 2, k = pl->n++;
+        range_t lower = {cur.lo, mid}, upper = {mid, cur.hi};
+        int keep_lower = (nr & mask) == 0;
+        pl->peer[k] = mring_fold_oldrank(nr ^ mask, P);
+        pl->par[k] = cur;
+        pl->snd[k] = keep_lower ? upper : lower;
+        pl->keep[k] = cur = keep_lower ? lower : upper;
+    }
+}
+
+static int64_t range_off(const mring_config_t *c, int pof2, range_t r) { return mring_split_off(c->count, pof2, r.lo); }
+static int64_t range_len(const mring_config_t *c, int pof2, range_t r)
+{
+    return mring_split_off(c->count, pof2, r.hi) - mring_split_off(c->count, pof2, r.lo);
+}
+
+static mring_xstep_t step(const mring_config_t *c, int pof2, int peer, range_t snd, range_t rcv, int rank,
+                          int phase, int k)
+{
+    mring_xstep_t s = {0};
+    s.to = s.from = peer;
+    s.snd_off = range_off(c, pof2, snd);
+    s.snd_len = range_len(c, pof2, snd);
+    s.rcv_off = range_off(c, pof2, rcv);
+    s.rcv_len = range_len(c, pof2, rcv);
+    s.flags = peer < rank ? MRING_REDUCE_SRC_FIRST : 0;
+    s.label = (mring_label_t){(uint8_t)phase, 0, (uint16_t)k};
+    return s;
+}
+
+static void halving_doubling(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2)
+{
+    mring_xstep_t rs[32], ag[32];
+    plan_t pl;
+    make_plan(&pl, nr, pof2, c->topo.nranks);
+    for (int k = 0; k < pl.n; k++)
+        rs[k] = step(c, pof2, pl.peer[k], pl.snd[k], pl.keep[k], rank, MRING_PHASE_RS, k);
+    mring_emit_steps(b, rs, pl.n, 1, 0);
+    /* allgather: undo step k by swapping keep[k] for the partner's half, snd[k] */
+    for (int k = pl.n - 1; k >= 0; k--)
+        ag[pl.n - 1 - k] = step(c, pof2, pl.peer[k], pl.keep[k], pl.snd[k], rank, MRING_PHASE_AG, pl.n - 1 - k);
+    mring_emit_steps(b, ag, pl.n, 0, 0);
+}
+
+static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
+{
+    int P = c->topo.nranks, pof2 = mring_pof2_floor(P), nr = mring_fold_newrank(rank, P);
+    mring_builder_t b;
+    if (mring_rank_sched_init(out, rank, 1))
+        return -1;
+    mring_builder_init(&b, out, 0, c, 0);
+    mring_emit_prologue(&b, 0, c->count);
+    mring_emit_fold(&b, rank, P, c->count, 0);
+    if (nr >= 0)
+        halving_doubling(&b, c, rank, nr, pof2);
+    mring_emit_fold(&b, rank, P, c->count, 1);
+    if (b.err) {
+        mring_rank_sched_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Closed form: copy + fold-in + lg(pof2) halving steps (message of the half sent
+ * + reduction of the half kept) + lg(pof2) doubling steps + fold-out
+ * (Thakur et al. 2005: 2 lg P alpha + 2 (P-1)/P n beta + (P-1)/P n gamma). */
+static double closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
+{
+    int P = c->topo.nranks, pof2 = mring_pof2_floor(P), rem = P - pof2, lg = 0;
+    double e = (double)c->elsize, b = (double)c->count * e, t;
+    mring_flows_t f;
+    plan_t *plans = malloc((size_t)P * sizeof *plans);
+    while ((1 << lg) < pof2)
+        lg++;
+    if (!plans || mring_cost_flows_init(&f, c, 1)) {
+        free(plans);
+        return -1;
+    }
+    for (int r = 0; r < P; r++)
+        if (mring_fold_newrank(r, P) >= 0)
+            make_plan(&plans[r], mring_fold_newrank(r, P), pof2, P);
+    for (int s = -1; s <= 2 * lg; s++) { /* -1 fold-in, 0..lg-1 halving, lg..2lg-1 doubling, 2lg fold-out */
+        int any = 0;
+        for (int r = 0; r < P; r++) {
+            int nr = mring_fold_newrank(r, P);
+            if (s == -1 || s == 2 * lg) {
+                f.to[r] = r < 2 * rem && r % 2 == (s == -1 ? 0 : 1) ? r + (s == -1 ? 1 : -1) : -1;
+                f.bytes[r] = b;
+                f.red[r] = s == -1 ? b : 0;
+            } else if (nr >= 0 && s < lg) {
+                f.to[r] = plans[r].peer[s];
+                f.bytes[r] = (double)range_len(c, pof2, plans[r].snd[s]) * e;
+                f.red[r] = (double)range_len(c, pof2, plans[r].keep[s]) * e;
+            } else if (nr >= 0) {
+                int k = 2 * lg - 1 - s;
+                f.to[r] = plans[r].peer[k];
+                f.bytes[r] = (double)range_len(c, pof2, plans[r].keep[k]) * e;
+            }
+            any |= f.to[r] >= 0;
+        }
+        if (any && mring_cost_flows_add(&f, c, p, 1))
+            break;
+        mring_cost_flows_clear(&f, c);
+    }
+    t = mring_cost_flows_result(&f);
+    mring_cost_flows_free(&f);
+    free(plans);
+    return t + (inplace ? 0 : mring_cost_compute(p, b, 1, 1));
+}
+
+const mring_gen_t mring_gen_rabenseifner = {"rabenseifner", check, generate, closed};

@@ -1,0 +1,88 @@
+/*
+ * gen_rd.c - recursive doubling allreduce: lg P steps, each exchanging the
+ * whole buffer with the rank at distance 2^k and reducing (Thakur, Rabenseifner
+ * and Gropp, IJHPCA 19(1), 2005, section 4.5).  A P that is not a power of two
+ * is folded first as in MPICH: of the first 2*rem ranks (rem = P - pof2) each
+ * even rank hands its data to the next odd rank and sits out until the
+ * fold-out returns the result.  Both ranks of a pair evaluate
+ * (lower rank's data) op (higher rank's data), so every rank holds the same bits.
+ */
+#include "gen.h"
+#include "cost_closed.h"
+
+#include <stdio.h>
+
+static int check(const mring_config_t *c, char *err, size_t errlen)
+{
+    if (c->rings[0] != 1) {
+        snprintf(err, errlen, "--rings %d: rd runs one stream; expected --rings 1", c->rings[0]);
+        return -1;
+    }
+    return 0;
+}
+
+static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
+{
+    int P = c->topo.nranks, pof2 = mring_pof2_floor(P), nr = mring_fold_newrank(rank, P);
+    mring_builder_t b;
+    if (mring_rank_sched_init(out, rank, 1))
+        return -1;
+    mring_builder_init(&b, out, 0, c, 0);
+    mring_emit_prologue(&b, 0, c->count);
+    mring_emit_fold(&b, rank, P, c->count, 0);
+    if (nr >= 0) {
+        int nsteps = 0;
+        mring_xstep_t st[32];
+        for (int mask = 1; mask < pof2; mask <<= 1, nsteps++) {
+            int peer = mring_fold_oldrank(nr ^ mask, P);
+            st[nsteps] = (mring_xstep_t){peer, peer, 0, c->count, 0, c->count,
+                                         peer < rank ? MRING_REDUCE_SRC_FIRST : 0,
+                                         {MRING_PHASE_EXCHANGE, 0, (uint16_t)nsteps}};
+        }
+        mring_emit_steps(&b, st, nsteps, 1, 1);
+    }
+    mring_emit_fold(&b, rank, P, c->count, 1);
+    if (b.err) {
+        mring_rank_sched_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+/* Closed form: copy + fold-in + lg(pof2) steps of (message of the whole buffer + its
+ * reduction) + fold-out (Thakur et al. 2005: lg P (alpha + n beta + n gamma)). */
+static double closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
+{
+    int P = c->topo.nranks, pof2 = mring_pof2_floor(P), rem = P - pof2;
+    double b = (double)c->count * (double)c->elsize, t;
+    mring_flows_t f;
+    if (mring_cost_flows_init(&f, c, 1))
+        return -1;
+    for (int stage = -1; stage <= 32; stage++) {
+        int mask = stage >= 0 && stage < 32 ? 1 << stage : 0, any = 0;
+        if (stage >= 0 && stage < 32 && mask >= pof2)
+            continue;
+        for (int r = 0; r < P; r++) {
+            int nr = mring_fold_newrank(r, P);
+            if (stage == -1) /* fold-in: even ranks below 2 rem send */
+                f.to[r] = r < 2 * rem && r % 2 == 0 ? r + 1 : -1;
+            else if (stage == 32) /* fold-out: odd ranks below 2 rem send back */
+                f.to[r] = r < 2 * rem && r % 2 ? r - 1 : -1;
+            else
+                f.to[r] = nr >= 0 ? mring_fold_oldrank(nr ^ mask, P) : -1;
+            f.bytes[r] = b;
+            f.red[r] = stage == 32 ? 0 : b;
+            any |= f.to[r] >= 0;
+        }
+        if (any && mring_cost_flows_add(&f, c, p, 1)) {
+            mring_cost_flows_free(&f);
+            return -1;
+        }
+        mring_cost_flows_clear(&f, c);
+    }
+    t = mring_cost_flows_result(&f);
+    mring_cost_flows_free(&f);
+    return t + (inplace ? 0 : mring_cost_compute(p, b, 1, 1));
+}
+
+const mring_gen_t mring_gen_rd = {"rd", check, generate, closed};

@@ -1,0 +1,232 @@
+/* gen_steps.c - the step emitters shared by the generators (see gen.h). */
+#include "gen.h"
+
+#include <stdlib.h>
+
+void mring_builder_init(mring_builder_t *b, mring_rank_sched_t *rs, int stream, const mring_config_t *c,
+                        int64_t scratch_base)
+{
+    b->rs = rs;
+    b->stream = stream;
+    b->piece = c->segment > 0 ? (int64_t)((size_t)c->segment / c->elsize) : 0;
+    if (b->piece < 1 && c->segment > 0)
+        b->piece = 1;
+    b->scratch_base = scratch_base;
+    b->err = 0;
+}
+
+static void emit(mring_builder_t *b, mring_op_t op)
+{
+    if (op.kind == MRING_OP_SEND || op.kind == MRING_OP_RECV)
+        op.tag = mring_tag(b->stream, ((uint32_t)op.phase << 20) | ((uint32_t)(uint8_t)op.dim << 16) | op.step);
+    if (mring_emit(b->rs, b->stream, op))
+        b->err = 1;
+}
+
+static mring_op_t make(int kind, mring_label_t l)
+{
+    mring_op_t op = {0};
+    op.kind = (uint8_t)kind;
+    op.phase = l.phase;
+    op.dim = l.dim;
+    op.step = l.step;
+    op.peer = -1;
+    return op;
+}
+
+/* Pieces of a range of len elements: count and the p-th piece (offset within the range, length). */
+static int64_t npieces(const mring_builder_t *b, int64_t len)
+{
+    if (len <= 0)
+        return 0;
+    return b->piece > 0 ? mring_ceil_div(len, b->piece) : 1;
+}
+
+static int64_t piece_off(const mring_builder_t *b, int64_t p) { return b->piece > 0 ? p * b->piece : 0; }
+
+static int64_t piece_len(const mring_builder_t *b, int64_t len, int64_t p)
+{
+    if (b->piece <= 0)
+        return len;
+    int64_t rest = len - p * b->piece;
+    return rest < b->piece ? rest : b->piece;
+}
+
+static void send_piece(mring_builder_t *b, const mring_xstep_t *s, int64_t p)
+{
+    mring_op_t op = make(MRING_OP_SEND, s->label);
+    op.peer = s->to;
+    op.buf = MRING_BUF_OUT;
+    op.off = s->snd_off + piece_off(b, p);
+    op.count = piece_len(b, s->snd_len, p);
+    emit(b, op);
+}
+
+static void recv_piece(mring_builder_t *b, const mring_xstep_t *s, int64_t p, int reduce)
+{
+    mring_op_t op = make(MRING_OP_RECV, s->label);
+    op.peer = s->from;
+    op.buf = reduce ? MRING_BUF_SCRATCH : MRING_BUF_OUT;
+    op.off = (reduce ? b->scratch_base : s->rcv_off) + piece_off(b, p);
+    op.count = piece_len(b, s->rcv_len, p);
+    emit(b, op);
+}
+
+static void reduce_piece(mring_builder_t *b, const mring_xstep_t *s, int64_t p)
+{
+    mring_op_t op = make(MRING_OP_REDUCE, s->label);
+    op.buf = MRING_BUF_OUT;
+    op.off = s->rcv_off + piece_off(b, p);
+    op.src_buf = MRING_BUF_SCRATCH;
+    op.src_off = b->scratch_base + piece_off(b, p);
+    op.count = piece_len(b, s->rcv_len, p);
+    op.flags = s->flags;
+    emit(b, op);
+}
+
+static void post_recvs(mring_builder_t *b, const mring_xstep_t *s, int64_t from_piece, int reduce)
+{
+    if (s->from < 0)
+        return;
+    for (int64_t p = from_piece; p < npieces(b, s->rcv_len); p++)
+        recv_piece(b, s, p, reduce);
+}
+
+static void post_sends(mring_builder_t *b, const mring_xstep_t *s)
+{
+    if (s->to < 0)
+        return;
+    for (int64_t p = 0; p < npieces(b, s->snd_len); p++)
+        send_piece(b, s, p);
+}
+
+int64_t mring_emit_steps(mring_builder_t *b, const mring_xstep_t *st, int n, int reduce, int chained)
+{
+    int64_t scratch = 0;
+    for (int s = 0; s < n; s++)
+        if (reduce && st[s].from >= 0 && st[s].rcv_len > scratch)
+            scratch = st[s].rcv_len;
+    if (!chained) {
+        for (int s = 0; s < n; s++) {
+            post_recvs(b, &st[s], 0, reduce);
+            post_sends(b, &st[s]);
+            if (reduce && st[s].from >= 0)
+                for (int64_t p = 0; p < npieces(b, st[s].rcv_len); p++)
+                    reduce_piece(b, &st[s], p);
+        }
+        return scratch;
+    }
+    /* Chained: snd[s+1] == rcv[s], so piece p of step s+1 follows piece p of step s. */
+    if (n > 0) {
+        post_recvs(b, &st[0], 0, reduce);
+        post_sends(b, &st[0]);
+    }
+    for (int s = 0; s < n; s++) {
+        const mring_xstep_t *cur = &st[s], *next = s + 1 < n ? &st[s + 1] : NULL;
+        int64_t np = cur->from >= 0 ? npieces(b, cur->rcv_len) : 0;
+        int64_t next_np = next && next->from >= 0 ? npieces(b, next->rcv_len) : 0;
+        for (int64_t p = 0; p < np; p++) {
+            if (reduce)
+                reduce_piece(b, cur, p);
+            if (next && next->to >= 0)
+                send_piece(b, next, p);
+            if (p < next_np)
+                recv_piece(b, next, p, reduce);
+        }
+        if (next) {
+            if (cur->from < 0) /* nothing arrived at this step: the next send goes out whole */
+                post_sends(b, next);
+            post_recvs(b, next, np, reduce);
+        }
+    }
+    return scratch;
+}
+
+void mring_emit_prologue(mring_builder_t *b, int64_t off, int64_t len)
+{
+    mring_label_t l = {MRING_PHASE_PROLOGUE, 0, 0};
+    mring_op_t op = make(MRING_OP_COPY, l);
+    op.buf = MRING_BUF_OUT;
+    op.off = off;
+    op.src_buf = MRING_BUF_IN;
+    op.src_off = off;
+    op.count = len;
+    emit(b, op);
+}
+
+static int64_t block_off(int64_t off, int64_t len, int d, int x) { return off + mring_split_off(len, d, x); }
+
+int64_t mring_emit_ring(mring_builder_t *b, const int *members, int d, int c, int dir, int64_t off,
+                        int64_t len, int reduce, mring_label_t label)
+{
+    int right = members[((c + dir) % d + d) % d], left = members[((c - dir) % d + d) % d];
+    mring_xstep_t *st;
+    int64_t scratch;
+    if (d < 2)
+        return 0;
+    st = malloc((size_t)(d - 1) * sizeof *st);
+    if (!st) {
+        b->err = 1;
+        return 0;
+    }
+    /* reduce-scatter step s: send B[c - dir(s+1)], receive B[c - dir(s+2)];
+     * allgather step s: send B[c - dir s], receive B[c - dir(s+1)] (algorithm-notes.md 1.2). */
+    for (int s = 0; s < d - 1; s++) {
+        int sx = reduce ? s + 1 : s, rx = sx + 1;
+        int xs = (int)(((c - (int64_t)dir * sx) % d + d) % d), xr = (int)(((c - (int64_t)dir * rx) % d + d) % d);
+        st[s].to = right;
+        st[s].from = left;
+        st[s].snd_off = block_off(off, len, d, xs);
+        st[s].snd_len = mring_split_len(len, d, xs);
+        st[s].rcv_off = block_off(off, len, d, xr);
+        st[s].rcv_len = mring_split_len(len, d, xr);
+        st[s].flags = 0;
+        st[s].label = label;
+        st[s].label.step = (uint16_t)s;
+    }
+    scratch = mring_emit_steps(b, st, d - 1, reduce, 1);
+    free(st);
+    return scratch;
+}
+
+int mring_pof2_floor(int p)
+{
+    int q = 1;
+    while (q * 2 <= p)
+        q *= 2;
+    return q;
+}
+
+int mring_fold_newrank(int rank, int nranks)
+{
+    int rem = nranks - mring_pof2_floor(nranks);
+    if (rank < 2 * rem)
+        return rank % 2 ? rank / 2 : -1;
+    return rank - rem;
+}
+
+int mring_fold_oldrank(int nr, int nranks)
+{
+    int rem = nranks - mring_pof2_floor(nranks);
+    return nr < rem ? nr * 2 + 1 : nr + rem;
+}
+
+void mring_emit_fold(mring_builder_t *b, int rank, int nranks, int64_t count, int fold_out)
+{
+    int rem = nranks - mring_pof2_floor(nranks);
+    mring_xstep_t s = {0};
+    if (rank >= 2 * rem)
+        return;
+    s.label.phase = fold_out ? MRING_PHASE_BCAST : MRING_PHASE_REDUCE;
+    s.to = s.from = -1;
+    int even = rank % 2 == 0;
+    if (even == !fold_out) { /* fold-in: even sends; fold-out: odd sends */
+        s.to = even ? rank + 1 : rank - 1;
+        s.snd_len = count;
+    } else {
+        s.from = even ? rank + 1 : rank - 1;
+        s.rcv_len = count;
+        s.flags = MRING_REDUCE_SRC_FIRST; /* x[even] op x[odd] */
+    }
+    mring_emit_steps(b, &s, 1, !fold_out, 0);
+}

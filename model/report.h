@@ -1,0 +1,54 @@
+/*
+ * report.h - result rows in the output conventions shared by `mring model`,
+ * `mring simulate` and `mring-bench` (DESIGN.md section 6).
+ *
+ * table: nccl-tests style (size, count, type, redop, time(us), algbw, busbw per
+ *        row; "# Avg bus bandwidth" at the end);
+ * csv:   source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps
+ *        (+ inplace,wrong,time_min_us,time_max_us for real runs);
+ * json:  {"rows": [ {same fields}, ... ]}.
+ * algbw = size / time, busbw = algbw * 2(P-1)/P, in decimal GB/s (nccl-tests,
+ * doc/PERFORMANCE.md); size is bytes per rank.
+ */
+#ifndef MRING_REPORT_H
+#define MRING_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum { MRING_FMT_TABLE, MRING_FMT_CSV, MRING_FMT_JSON } mring_format_t;
+
+/* Parse "table", "csv" or "json". Returns 0 or -1. */
+int mring_format_parse(const char *s, mring_format_t *f);
+
+typedef struct mring_row {
+    const char *source; /* "model", "sim" or "real" */
+    const char *algo;
+    const char *topo;
+    const char *rings;
+    int ranks;
+    int64_t size;  /* bytes per rank */
+    int64_t count; /* elements per rank */
+    const char *type, *redop;
+    double time_us;
+    /* real runs only (set real = 1) */
+    int real;
+    int inplace;
+    int64_t wrong;
+    double time_min_us, time_max_us;
+} mring_row_t;
+
+/* algbw and busbw in GB/s of a row (0 when time is 0). */
+double mring_algbw_gbps(int64_t size, double time_us);
+double mring_busbw_gbps(int64_t size, double time_us, int ranks);
+
+typedef struct mring_report mring_report_t;
+
+/* Start a report on f; `title` is printed as a comment line in table format. NULL when out of memory. */
+mring_report_t *mring_report_open(FILE *f, mring_format_t fmt, int real, const char *title);
+/* Add a row. Returns 0 or -1. */
+int mring_report_row(mring_report_t *r, const mring_row_t *row);
+/* Finish (table footer, JSON document) and free. Returns 0, or -1 when writing failed. */
+int mring_report_close(mring_report_t *r);
+
+#endif

@@ -1,0 +1,165 @@
+/* cli_common.c - shared parsing and error reporting of the mring command (see cli.h). */
+#include "cli.h"
+
+#include "units.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Noreturn void vdie(int status, const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "mring%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    exit(status);
+}
+
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdie(2, cmd, fmt, ap);
+}
+
+void cli_fail(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vdie(1, cmd, fmt, ap);
+}
+
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+    char opts[128];
+    int opt;
+    snprintf(opts, sizeof opts, ":%s", shortopts); /* ':' first: a missing value is reported as ':' */
+    opterr = 0;
+    optopt = 0;
+    opt = getopt_long(argc, argv, opts, longopts, NULL);
+    if (opt == ':' || opt == '?') {
+        char shortname[3] = {'-', (char)optopt, 0};
+        const char *prev = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+        const char *arg = !strncmp(prev, "--", 2) || !optopt || optopt >= 256 ? prev : shortname;
+        if (opt == ':')
+            cli_usage_error(cmd, "option '%s' needs a value; see 'mring %s --help'", arg, cmd);
+        cli_usage_error(cmd, "unknown option '%s'; see 'mring %s --help'", arg, cmd);
+    }
+    return opt;
+}
+
+int64_t cli_size(const char *cmd, const char *flag, const char *s)
+{
+    int64_t v;
+    if (mring_parse_size(s, &v))
+        cli_usage_error(cmd, "%s '%s' is not a size; expected bytes with an optional K, M or G suffix, e.g. 128M",
+                        flag, s);
+    return v;
+}
+
+int64_t cli_int64(const char *cmd, const char *flag, const char *s)
+{
+    char *end;
+    long long v;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < 0)
+        cli_usage_error(cmd, "%s '%s' is not valid; expected a non-negative integer", flag, s);
+    return v;
+}
+
+int cli_int(const char *cmd, const char *flag, const char *s, int lo, int hi)
+{
+    char *end;
+    long v;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        cli_usage_error(cmd, "%s '%s' is not valid; expected an integer from %d to %d", flag, s, lo, hi);
+    return (int)v;
+}
+
+double cli_double(const char *cmd, const char *flag, const char *s, double lo)
+{
+    char *end;
+    double v;
+    errno = 0;
+    v = strtod(s, &end);
+    if (end == s || *end || errno || !(v >= lo))
+        cli_usage_error(cmd, "%s '%s' is not valid; expected a number >= %g", flag, s, lo);
+    return v;
+}
+
+int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg)
+{
+    switch (opt) {
+    case OPT_TOPO: cc->topo_s = arg; return 1;
+    case OPT_ALGO: cc->algo_s = arg; return 1;
+    case OPT_RINGS: cc->rings_s = arg; return 1;
+    case OPT_SEGMENT: cc->segment_s = arg; return 1;
+    case OPT_TYPE: cc->type_s = arg; return 1;
+    default: return 0;
+    }
+}
+
+const char cli_conf_help[] =
+    "  --topo T          rank grid d1xd2x...xdk, d1 innermost (e.g. 4x16x4 = 4 GPUs x 16 nodes x 4 racks);\n"
+    "                    required\n"
+    "  --algo A          multiring (default), ring, rd, rabenseifner, hier\n"
+    "  --rings R         rings per dimension: R for all, or R1,...,Rk (multiring only); default 1.\n"
+    "                    Ring j runs forward for even j, backward for odd j\n"
+    "  --segment BYTES   pipelining piece (K/M/G suffixes); 0 = whole blocks (default)\n"
+    "  --type T          float32 (float, default), float64, float16, bfloat16, int32, int64\n";
+
+void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *all, mring_config_t *c,
+                    mring_dtype_t *dtype)
+{
+    char err[256];
+    mring_topo_t topo;
+    if (all)
+        *all = 0;
+    if (!cc->topo_s)
+        cli_usage_error(cmd, "--topo is required (e.g. --topo 4x16x4); see 'mring %s --help'", cmd);
+    if (mring_topo_parse(cc->topo_s, &topo, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+    mring_config_default(c, &topo);
+    if (cc->algo_s) {
+        if (allow_all && !strcmp(cc->algo_s, "all"))
+            *all = 1;
+        else if (mring_algo_parse(cc->algo_s, &c->algo))
+            cli_usage_error(cmd, "--algo '%s' is unknown; expected one of %s%s", cc->algo_s, mring_algo_list(),
+                            allow_all ? ", all" : "");
+    }
+    if (cc->rings_s && mring_rings_parse(cc->rings_s, &topo, c->rings, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+    *dtype = MRING_FLOAT32;
+    if (cc->type_s && mring_dtype_parse(cc->type_s, dtype))
+        cli_usage_error(cmd, "--type '%s' is unknown; expected one of %s", cc->type_s, mring_dtype_list());
+    c->elsize = mring_dtype_size(*dtype);
+    if (cc->segment_s)
+        c->segment = cli_size(cmd, "--segment", cc->segment_s);
+}
+
+void cli_conf_check(const char *cmd, const mring_config_t *c)
+{
+    char err[256];
+    if (mring_config_check(c, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+}
+
+int cli_sweep(const char *cmd, int64_t minb, int64_t maxb, double factor, int64_t step, int64_t *out, int max)
+{
+    int n = 0;
+    if (maxb < minb)
+        cli_usage_error(cmd, "-e %lld is below -b %lld; expected MAX >= MIN", (long long)maxb, (long long)minb);
+    for (int64_t s = minb; s <= maxb && n < max;) {
+        out[n++] = s;
+        int64_t next = step > 0 ? s + step : (int64_t)((double)s * factor);
+        if (next <= s) /* -b 0 with a factor, or a factor too small to grow s */
+            next = s + 1;
+        s = next;
+    }
+    return n;
+}

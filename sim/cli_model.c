@@ -1,0 +1,131 @@
+/* cli_model.c - `mring model`: predicted allreduce time per size from the alpha-beta-gamma model. */
+#include "cli.h"
+
+#include "cost.h"
+#include "units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: mring model --topo T [--algo A] [--rings R] [--segment BYTES] --links LAT:BW[:SHARE],...\n"
+           "                   [--gamma BW] [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--type T] [--op OP]\n"
+           "                   [--inplace] [--method closed|walk] [--format table|csv|json]\n\n"
+           "Predict the allreduce time per size with the alpha-beta-gamma model (Thakur, Rabenseifner and\n"
+           "Gropp, IJHPCA 2005) on the link hierarchy of the topology.  Output follows nccl-tests:\n"
+           "algbw = size/time, busbw = algbw * 2(P-1)/P, GB/s = 1e9 bytes/s; size is bytes per rank.\n\n%s"
+           "  --links LIST      one LAT:BW[:SHARE] per dimension, SimGrid units (1us, 36GBps, 100Gbps).\n"
+           "                    LAT:BW is a point-to-point link to each ring neighbour (NVLink);\n"
+           "                    LAT:BW:SHARE is a network port shared by SHARE consecutive ranks\n"
+           "                    (e.g. 4 GPUs behind one EDR port: 2us:12.5GBps:4).  Required\n"
+           "  --gamma BW        reduction throughput per GPU (bytes of result per second, e.g. 240GBps\n"
+           "                    for a P100's 720 GB/s over 3 bytes moved per byte reduced); default: free\n"
+           "  -b, --minbytes S  smallest size (K/M/G = powers of two), default 32M\n"
+           "  -e, --maxbytes S  largest size, default 32M\n"
+           "  -f, --stepfactor F  multiply the size by F (> 1), default 2\n"
+           "  -i, --stepbytes S   or add S bytes per step\n"
+           "  --op OP           sum (default), prod, min, max, avg (shown only; the model is op-blind)\n"
+           "  --inplace         model an in-place call (no copy of the send buffer)\n"
+           "  --method M        closed: the closed form; walk: walk every rank's schedule (exact for\n"
+           "                    --segment pipelining).  Default: closed, walk when --segment is set\n"
+           "  --format F        table (default), csv or json\n",
+           cli_conf_help);
+}
+
+enum { OPT_LINKS = OPT_FIRST_FREE, OPT_GAMMA, OPT_OP, OPT_INPLACE, OPT_METHOD, OPT_FORMAT };
+
+int cmd_model(int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_CONF_OPTIONS,
+                                         {"links", required_argument, 0, OPT_LINKS},
+                                         {"gamma", required_argument, 0, OPT_GAMMA},
+                                         {"op", required_argument, 0, OPT_OP},
+                                         {"inplace", no_argument, 0, OPT_INPLACE},
+                                         {"method", required_argument, 0, OPT_METHOD},
+                                         {"format", required_argument, 0, OPT_FORMAT},
+                                         {"minbytes", required_argument, 0, 'b'},
+                                         {"maxbytes", required_argument, 0, 'e'},
+                                         {"stepfactor", required_argument, 0, 'f'},
+                                         {"stepbytes", required_argument, 0, 'i'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *cmd = "model", *links_s = NULL, *method_s = NULL;
+    cli_conf_t cc = {0};
+    mring_config_t c;
+    mring_dtype_t dtype;
+    mring_redop_t op = MRING_SUM;
+    mring_format_t fmt = MRING_FMT_TABLE;
+    mring_cost_params_t p = {0};
+    int opt, inplace = 0, walk, nsizes;
+    int64_t minb = 32 << 20, maxb = 32 << 20, step = 0, sizes[4096];
+    double factor = 2;
+    char err[256], topo[128], rings[128], title[512];
+    while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:h", opts)) != -1) {
+        if (cli_conf_opt(&cc, opt, optarg))
+            continue;
+        switch (opt) {
+        case OPT_LINKS: links_s = optarg; break;
+        case OPT_GAMMA:
+            if (mring_parse_bandwidth(optarg, &p.gamma_bw))
+                cli_usage_error(cmd, "--gamma '%s' is not valid; expected a rate like 240GBps", optarg);
+            break;
+        case OPT_OP:
+            if (mring_redop_parse(optarg, &op))
+                cli_usage_error(cmd, "--op '%s' is unknown; expected one of %s", optarg, mring_redop_list());
+            break;
+        case OPT_INPLACE: inplace = 1; break;
+        case OPT_METHOD: method_s = optarg; break;
+        case OPT_FORMAT:
+            if (mring_format_parse(optarg, &fmt))
+                cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
+            break;
+        case 'b': minb = cli_size(cmd, "-b", optarg); break;
+        case 'e': maxb = cli_size(cmd, "-e", optarg); break;
+        case 'f': factor = cli_double(cmd, "-f", optarg, 1); break;
+        case 'i': step = cli_size(cmd, "-i", optarg); break;
+        case 'h': help(); return 0;
+        }
+    }
+    if (optind < argc)
+        cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    cli_conf_build(cmd, &cc, 0, NULL, &c, &dtype);
+    if (!links_s)
+        cli_usage_error(cmd, "--links is required: one LAT:BW[:SHARE] per dimension, e.g. 1us:36GBps,2us:12.5GBps:4");
+    if (mring_links_parse(links_s, &c.topo, &p, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+    if (factor <= 1 && step == 0 && maxb > minb)
+        cli_usage_error(cmd, "-f %g does not grow the size; expected a factor > 1 or -i STEP", factor);
+    if (method_s && strcmp(method_s, "closed") && strcmp(method_s, "walk"))
+        cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", method_s);
+    walk = method_s ? !strcmp(method_s, "walk") : c.segment > 0;
+    cli_conf_check(cmd, &c);
+    nsizes = cli_sweep(cmd, minb, maxb, factor, step, sizes, 4096);
+    mring_topo_format(&c.topo, topo, sizeof topo);
+    mring_rings_format(&c, rings, sizeof rings);
+    snprintf(title, sizeof title, "mring model: %s on %s (%d ranks), rings %s, links %s, %s, %s%s", mring_algo_name(c.algo),
+             topo, c.topo.nranks, rings, links_s, walk ? "schedule walk" : "closed form",
+             inplace ? "in place" : "out of place", c.segment ? ", pipelined" : "");
+    mring_report_t *rep = mring_report_open(stdout, fmt, 0, title);
+    if (!rep)
+        cli_fail(cmd, "out of memory");
+    for (int i = 0; i < nsizes; i++) {
+        mring_row_t row = {"model", mring_algo_name(c.algo), topo, rings, c.topo.nranks, 0, 0,
+                           mring_dtype_name(dtype), mring_redop_name(op), 0, 0, 0, 0, 0, 0};
+        double t;
+        c.count = sizes[i] / (int64_t)c.elsize;
+        row.count = c.count;
+        row.size = c.count * (int64_t)c.elsize;
+        t = walk ? mring_cost_walk(&c, &p, inplace, NULL) : mring_cost_closed(&c, &p, inplace);
+        if (t < 0)
+            cli_fail(cmd, "the model could not evaluate %s at %lld bytes (out of memory)", mring_algo_name(c.algo),
+                     (long long)row.size);
+        row.time_us = t * 1e6;
+        if (mring_report_row(rep, &row))
+            cli_fail(cmd, "writing the report failed");
+    }
+    if (mring_report_close(rep))
+        cli_fail(cmd, "writing the report failed");
+    return 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * mring.c - the `mring` command: schedules, verification and the alpha-beta-gamma
+ * model of multi-ring allreduce (the SimGrid simulation joins here as `simulate`).
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"model", cmd_model, "predicted allreduce time per size from the alpha-beta-gamma model"},
+    {"verify", cmd_verify, "prove schedules correct (matching, no deadlock, exact and identical results)"},
+    {"schedule", cmd_schedule, "print one rank's schedule"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mring COMMAND [options]   (mring COMMAND --help for its options)\n\n"
+               "mring predicts, tunes and checks multi-ring allreduce (PowerAI DDL / BlueConnect) on a\n"
+               "multi-dimensional rank grid.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nexample (64 IBM Minsky nodes, 4 P100 each, NVLink inside a node, one EDR port per node):\n"
+               "  mring model --topo 4x16x4 --rings 2,1,1 \\\n"
+               "      --links 1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4 --gamma 240GBps -b 1K -e 1G -f 4\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "mring: unknown command '%s'; expected one of model, verify, schedule (see mring --help)\n",
+            argv[1]);
+    return 2;
+}
