@@ -58,20 +58,21 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
     mring_flows_t f;
     if (mring_cost_flows_init(&f, c, 1))
         return -1;
-    for (int stage = -1; stage <= 32; stage++) {
-        int mask = stage >= 0 && stage < 32 ? 1 << stage : 0, any = 0;
-        if (stage >= 0 && stage < 32 && mask >= pof2)
-            continue;
+    int lg = 0;
+    while ((1 << lg) < pof2)
+        lg++;
+    for (int stage = -1; stage <= lg; stage++) { /* -1 fold-in, 0..lg-1 exchanges, lg fold-out */
+        int any = 0;
         for (int r = 0; r < P; r++) {
             int nr = mring_fold_newrank(r, P);
             if (stage == -1) /* fold-in: even ranks below 2 rem send */
                 f.to[r] = r < 2 * rem && r % 2 == 0 ? r + 1 : -1;
-            else if (stage == 32) /* fold-out: odd ranks below 2 rem send back */
+            else if (stage == lg) /* fold-out: odd ranks below 2 rem send back */
                 f.to[r] = r < 2 * rem && r % 2 ? r - 1 : -1;
             else
-                f.to[r] = nr >= 0 ? mring_fold_oldrank(nr ^ mask, P) : -1;
+                f.to[r] = nr >= 0 ? mring_fold_oldrank(nr ^ (1 << stage), P) : -1;
             f.bytes[r] = b;
-            f.red[r] = stage == 32 ? 0 : b;
+            f.red[r] = stage == lg ? 0 : b;
             any |= f.to[r] >= 0;
         }
         if (any && mring_cost_flows_add(&f, c, p, 1)) {
