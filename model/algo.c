@@ -60,6 +60,38 @@ int mring_rings_parse(const char *s, const mring_topo_t *topo, int *rings, char 
     return 0;
 }
 
+const char *mring_dim_algo_name(int a) { return a == MRING_DIM_RABENSEIFNER ? "rabenseifner" : "ring"; }
+
+int mring_dim_algos_parse(const char *s, const mring_topo_t *topo, uint8_t *out, char *err, size_t errlen)
+{
+    uint8_t vals[MRING_MAX_DIMS];
+    int n = 0;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        int v = -1;
+        for (int a = 0; a < MRING_NDIMALGOS; a++)
+            if (strlen(mring_dim_algo_name(a)) == len && !strncmp(p, mring_dim_algo_name(a), len))
+                v = a;
+        if (v < 0 || n == MRING_MAX_DIMS) {
+            snprintf(err, errlen, "--dim-algo '%s' is not valid; expected ring or rabenseifner, once or per dimension",
+                     s);
+            return -1;
+        }
+        vals[n++] = (uint8_t)v;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    if (n != 1 && n != topo->ndims) {
+        snprintf(err, errlen, "--dim-algo '%s' has %d entries; the topology has %d dimensions (give 1 or %d)", s, n,
+                 topo->ndims, topo->ndims);
+        return -1;
+    }
+    for (int i = 0; i < topo->ndims; i++)
+        out[i] = n == 1 ? vals[0] : vals[i];
+    return 0;
+}
+
 static int rings_uniform(const mring_config_t *c)
 {
     for (int i = 1; i < c->topo.ndims; i++)
@@ -124,6 +156,23 @@ int mring_config_check(const mring_config_t *c, char *err, size_t errlen)
                      MRING_MAX_RINGS);
             return -1;
         }
+    for (int i = 0; i < c->topo.ndims; i++) {
+        int d = c->topo.dims[i];
+        if (c->dim_algo[i] >= MRING_NDIMALGOS) {
+            snprintf(err, errlen, "dimension %d has unknown algorithm %d", i + 1, c->dim_algo[i]);
+            return -1;
+        }
+        if (c->dim_algo[i] != MRING_DIM_RING && c->algo != MRING_ALGO_MULTIRING) {
+            snprintf(err, errlen, "--dim-algo applies to multiring only; %s has one algorithm", g->name);
+            return -1;
+        }
+        if (c->dim_algo[i] == MRING_DIM_RABENSEIFNER && (d & (d - 1))) {
+            snprintf(err, errlen,
+                     "--dim-algo rabenseifner in dimension %d needs a power-of-two size, and %d is not; use ring there",
+                     i + 1, d);
+            return -1;
+        }
+    }
     if (c->algo != MRING_ALGO_MULTIRING && !rings_uniform(c)) {
         char r[128];
         snprintf(err, errlen, "--rings %s per dimension applies to multiring only; %s takes one value",

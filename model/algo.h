@@ -37,6 +37,10 @@ typedef enum {
 
 #define MRING_MAX_RINGS 64
 
+/* The algorithm of one dimension of multiring (DDL runs a different one per dimension):
+ * a ring, or recursive halving/doubling among the group (power-of-two groups only). */
+typedef enum { MRING_DIM_RING, MRING_DIM_RABENSEIFNER, MRING_NDIMALGOS } mring_dim_algo_t;
+
 typedef struct mring_config {
     mring_algo_t algo;
     mring_topo_t topo;          /* the rank grid (and, for the cost model, the link hierarchy) */
@@ -44,6 +48,7 @@ typedef struct mring_config {
     int64_t count;              /* elements per rank, >= 0 */
     size_t elsize;              /* bytes per element, >= 1 */
     int64_t segment;            /* pipelining piece in bytes; 0 = whole blocks */
+    uint8_t dim_algo[MRING_MAX_DIMS]; /* multiring: mring_dim_algo_t per dimension (default ring) */
 } mring_config_t;
 
 const char *mring_algo_name(mring_algo_t a);
@@ -58,6 +63,14 @@ const char *mring_algo_list(void);
  * Returns 0, or -1 with a one-line reason in err.
  */
 int mring_rings_parse(const char *s, const mring_topo_t *topo, int *rings, char *err, size_t errlen);
+
+/*
+ * Parse --dim-algo: "ring" or "rabenseifner" for every dimension, or one per
+ * dimension, comma-separated.  Returns 0, or -1 with a one-line reason in err.
+ */
+int mring_dim_algos_parse(const char *s, const mring_topo_t *topo, uint8_t *out, char *err, size_t errlen);
+/* "ring" or "rabenseifner". */
+const char *mring_dim_algo_name(int a);
 
 /* Format rings as given per dimension ("2,1,1"), or one value when all are equal. */
 char *mring_rings_format(const mring_config_t *c, char *buf, size_t len);

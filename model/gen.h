@@ -75,6 +75,30 @@ void mring_emit_prologue(mring_builder_t *b, int64_t off, int64_t len);
 int64_t mring_emit_ring(mring_builder_t *b, const int *members, int d, int c, int dir, int64_t off,
                         int64_t len, int reduce, mring_label_t label);
 
+/* Recursive halving among d (a power of two) group members: member idx at step k
+ * exchanges with member peer[k] = idx ^ 2^k, sends blocks snd[k] and keeps (and
+ * reduces) blocks keep[k], block ranges [lo, hi) out of d blocks; distance 1 first,
+ * so the innermost pairs exchange the largest halves (Thakur et al. 2005, 4.4). */
+typedef struct mring_brange {
+    int lo, hi;
+} mring_brange_t;
+
+typedef struct mring_halving {
+    int n; /* steps: lg d */
+    int peer[32];
+    mring_brange_t snd[32], keep[32];
+} mring_halving_t;
+
+void mring_halving_plan(mring_halving_t *h, int idx, int d);
+/* The block member idx holds after the halving reduce-scatter (0 when d == 1). */
+int mring_halving_block(const mring_halving_t *h);
+
+/* Emit the halving reduce-scatter (reduce != 0) or, in reverse, the doubling allgather
+ * of plan h over OUT[off, +len) split into d blocks; peers[k] is the rank of step k's
+ * partner.  Both partners evaluate (lower rank's data) op (higher rank's data). */
+void mring_emit_halving(mring_builder_t *b, const mring_halving_t *h, const int *peers, int rank, int64_t off,
+                        int64_t len, int d, int reduce, mring_label_t label);
+
 /* Ceil division for non-negative values. */
 static inline int64_t mring_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

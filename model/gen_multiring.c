@@ -14,45 +14,74 @@
 
 int mring_ring_dir(int stream, int rings) { return (stream % rings) % 2 ? -1 : 1; }
 
-static int first_nontrivial_dim(const mring_topo_t *g)
+/* Scratch one stream needs: the largest block it receives (a ring step receives one block, the
+ * first halving step half the segment), over its stages, with segments rounded up. */
+static int64_t scratch_slot(const mring_topo_t *grid, const uint8_t *algos, int64_t len)
 {
-    for (int i = 0; i < g->ndims; i++)
-        if (g->dims[i] > 1)
-            return g->dims[i];
-    return 1;
+    int64_t slot = 0;
+    for (int i = 0; i < grid->ndims; i++) {
+        int d = grid->dims[i];
+        int64_t blk = mring_ceil_div(len, d), recv = blk;
+        if (d == 1)
+            continue;
+        if (algos && algos[i] == MRING_DIM_RABENSEIFNER)
+            recv = blk * (d / 2);
+        slot = recv > slot ? recv : slot;
+        len = blk;
+    }
+    return slot;
 }
 
-static void stream_schedule(mring_builder_t *b, const mring_topo_t *grid, const int *rings, int rank,
-                            int64_t off, int64_t len, int *members)
+/* The rank's group in grid dimension i, in coordinate order. */
+static void group(const mring_topo_t *grid, int rank, int i, int *members)
+{
+    for (int x = 0; x < grid->dims[i]; x++)
+        members[x] = mring_topo_group_member(grid, rank, i, x);
+}
+
+/* One dimension's reduce-scatter (reduce != 0) or allgather on OUT[off, +len); returns the block this rank
+ * keeps after the reduce-scatter. */
+static int stage(mring_builder_t *b, const mring_topo_t *grid, int rank, int i, int rings, int algo, int reduce,
+                 int64_t off, int64_t len, int *members)
+{
+    int d = grid->dims[i], c = mring_topo_coord(grid, rank, i);
+    mring_label_t l = {reduce ? MRING_PHASE_RS : MRING_PHASE_AG, (int8_t)i, 0};
+    group(grid, rank, i, members);
+    if (algo == MRING_DIM_RABENSEIFNER) {
+        mring_halving_t h;
+        int peers[32];
+        mring_halving_plan(&h, c, d);
+        for (int k = 0; k < h.n; k++)
+            peers[k] = members[h.peer[k]];
+        mring_emit_halving(b, &h, peers, rank, off, len, d, reduce, l);
+        return mring_halving_block(&h);
+    }
+    mring_emit_ring(b, members, d, c, mring_ring_dir(b->stream, rings), off, len, reduce, l);
+    return c;
+}
+
+static void stream_schedule(mring_builder_t *b, const mring_topo_t *grid, const int *rings, const uint8_t *algos,
+                            int rank, int64_t off, int64_t len, int *members)
 {
     int64_t offs[MRING_MAX_DIMS], lens[MRING_MAX_DIMS];
     mring_emit_prologue(b, off, len);
     for (int i = 0; i < grid->ndims; i++) {
-        int d = grid->dims[i], c = mring_topo_coord(grid, rank, i);
-        mring_label_t l = {MRING_PHASE_RS, (int8_t)i, 0};
+        int d = grid->dims[i];
         offs[i] = off;
         lens[i] = len;
         if (d == 1)
             continue;
-        for (int x = 0; x < d; x++)
-            members[x] = mring_topo_group_member(grid, rank, i, x);
-        mring_emit_ring(b, members, d, c, mring_ring_dir(b->stream, rings[i]), off, len, 1, l);
-        off += mring_split_off(len, d, c);
-        len = mring_split_len(len, d, c);
+        int kept = stage(b, grid, rank, i, rings[i], algos ? algos[i] : MRING_DIM_RING, 1, off, len, members);
+        off += mring_split_off(len, d, kept);
+        len = mring_split_len(len, d, kept);
     }
-    for (int i = grid->ndims - 1; i >= 0; i--) {
-        int d = grid->dims[i], c = mring_topo_coord(grid, rank, i);
-        mring_label_t l = {MRING_PHASE_AG, (int8_t)i, 0};
-        if (d == 1)
-            continue;
-        for (int x = 0; x < d; x++)
-            members[x] = mring_topo_group_member(grid, rank, i, x);
-        mring_emit_ring(b, members, d, c, mring_ring_dir(b->stream, rings[i]), offs[i], lens[i], 0, l);
-    }
+    for (int i = grid->ndims - 1; i >= 0; i--)
+        if (grid->dims[i] > 1)
+            stage(b, grid, rank, i, rings[i], algos ? algos[i] : MRING_DIM_RING, 0, offs[i], lens[i], members);
 }
 
-int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *grid, const int *rings, int rank,
-                                  mring_rank_sched_t *out)
+int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *grid, const int *rings,
+                                  const uint8_t *algos, int rank, mring_rank_sched_t *out)
 {
     int S = 1, dmax = 1;
     int64_t slot;
@@ -68,12 +97,11 @@ int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *g
         mring_rank_sched_free(out);
         return -1;
     }
-    /* every block of every stage fits in ceil(part / d_first) elements */
-    slot = mring_ceil_div(mring_ceil_div(c->count, S), first_nontrivial_dim(grid));
+    slot = scratch_slot(grid, algos, mring_ceil_div(c->count, S));
     for (int j = 0; j < S; j++) {
         mring_builder_t b;
         mring_builder_init(&b, out, j, c, j * slot);
-        stream_schedule(&b, grid, rings, rank, mring_split_off(c->count, S, j), mring_split_len(c->count, S, j),
+        stream_schedule(&b, grid, rings, algos, rank, mring_split_off(c->count, S, j), mring_split_len(c->count, S, j),
                         members);
         if (b.err) {
             free(members);
@@ -87,15 +115,24 @@ int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *g
 
 static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
 {
-    return mring_multiring_generate_grid(c, &c->topo, c->rings, rank, out);
+    return mring_multiring_generate_grid(c, &c->topo, c->rings, c->dim_algo, rank, out);
 }
 
 const mring_gen_t mring_gen_multiring = {"multiring", NULL, generate, mring_multiring_closed};
 
+static int lg(int d)
+{
+    int k = 0;
+    while ((1 << k) < d)
+        k++;
+    return k;
+}
+
 /* Closed form (cost.h, algorithm-notes.md 2.6): every dimension's ring costs
  * (d_i - 1) steps of (message of one block + its reduction) in the
  * reduce-scatter and (d_i - 1) steps of one block in the allgather, blocks of
- * ceil(L_{i-1} / d_i) elements, L_0 = ceil(count / S). */
+ * ceil(L_{i-1} / d_i) elements, L_0 = ceil(count / S); a dimension run by recursive halving costs
+ * lg d_i steps of d_i / 2^(k+1) blocks each way. */
 double mring_multiring_closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
 {
     mring_topo_t grid = c->algo == MRING_ALGO_RING ? mring_topo_flat(c->topo.nranks) : c->topo;
@@ -106,23 +143,27 @@ double mring_multiring_closed(const mring_config_t *c, const mring_cost_params_t
     if (mring_cost_flows_init(&f, c, S))
         return -1;
     for (int i = 0; i < grid.ndims; i++) {
-        int d = grid.dims[i];
+        int d = grid.dims[i], halving = c->algo == MRING_ALGO_MULTIRING && c->dim_algo[i] == MRING_DIM_RABENSEIFNER;
         int rings = c->algo == MRING_ALGO_RING ? c->rings[0] : c->rings[i];
         int64_t blk = mring_ceil_div(len, d);
         if (d == 1)
             continue;
-        for (int phase = 0; phase < 2; phase++) { /* reduce-scatter, then allgather */
-            for (int r = 0; r < P; r++)
-                for (int j = 0; j < S; j++) {
-                    f.to[r * S + j] = mring_topo_neighbor(&grid, r, i, mring_ring_dir(j, rings));
-                    f.bytes[r * S + j] = (double)blk * e;
-                    f.red[r * S + j] = phase == 0 ? (double)blk * e : 0;
+        for (int phase = 0; phase < 2; phase++) /* reduce-scatter, then allgather */
+            for (int k = 0; k < (halving ? lg(d) : 1); k++) {
+                /* a ring step moves one block; halving step k moves d / 2^(k+1) blocks */
+                double bytes = (double)blk * e * (halving ? d >> (k + 1) : 1);
+                for (int r = 0; r < P; r++)
+                    for (int j = 0; j < S; j++) {
+                        f.to[r * S + j] = halving ? mring_topo_group_member(&grid, r, i, mring_topo_coord(&grid, r, i) ^ (1 << k))
+                                                  : mring_topo_neighbor(&grid, r, i, mring_ring_dir(j, rings));
+                        f.bytes[r * S + j] = bytes;
+                        f.red[r * S + j] = phase == 0 ? bytes : 0;
+                    }
+                if (mring_cost_flows_add(&f, c, p, halving ? 1 : d - 1)) {
+                    mring_cost_flows_free(&f);
+                    return -1;
                 }
-            if (mring_cost_flows_add(&f, c, p, d - 1)) {
-                mring_cost_flows_free(&f);
-                return -1;
             }
-        }
         len = blk;
     }
     t = mring_cost_flows_result(&f);

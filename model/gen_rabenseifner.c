@@ -22,66 +22,25 @@ static int check(const mring_config_t *c, char *err, size_t errlen)
     return 0;
 }
 
-typedef struct range {
-    int lo, hi; /* block indices [lo, hi) */
-} range_t;
-
-/* The halving of new rank nr: at step k it exchanges with new rank nr ^ 2^k,
- * sends snd[k] and keeps (and reduces) keep[k]; par[k] is the range it held
- * before the step.  Returns the number of steps, lg pof2. */
-typedef struct plan {
-    int n;
-    int peer[32]; /* old ranks */
-    range_t snd[32], keep[32], par[32];
-} plan_t;
-
-static void make_plan(plan_t *pl, int nr, int pof2, int P)
+static void plan(mring_halving_t *h, int peers[32], int nr, int pof2, int P)
 {
-    range_t cur = {0, pof2};
-    pl->n = 0;
-    for (int mask = 1; mask < pof2; mask <<= 1) {
-        int mid = (cur.lo + cur.hi) / 2, k = pl->n++;
-        range_t lower = {cur.lo, mid}, upper = {mid, cur.hi};
-        int keep_lower = (nr & mask) == 0;
-        pl->peer[k] = mring_fold_oldrank(nr ^ mask, P);
-        pl->par[k] = cur;
-        pl->snd[k] = keep_lower ? upper : lower;
-        pl->keep[k] = cur = keep_lower ? lower : upper;
-    }
+    mring_halving_plan(h, nr, pof2);
+    for (int k = 0; k < h->n; k++)
+        peers[k] = mring_fold_oldrank(h->peer[k], P);
 }
 
-static int64_t range_off(const mring_config_t *c, int pof2, range_t r) { return mring_split_off(c->count, pof2, r.lo); }
-static int64_t range_len(const mring_config_t *c, int pof2, range_t r)
+static int64_t range_len(const mring_config_t *c, int pof2, mring_brange_t r)
 {
     return mring_split_off(c->count, pof2, r.hi) - mring_split_off(c->count, pof2, r.lo);
 }
 
-static mring_xstep_t step(const mring_config_t *c, int pof2, int peer, range_t snd, range_t rcv, int rank,
-                          int phase, int k)
-{
-    mring_xstep_t s = {0};
-    s.to = s.from = peer;
-    s.snd_off = range_off(c, pof2, snd);
-    s.snd_len = range_len(c, pof2, snd);
-    s.rcv_off = range_off(c, pof2, rcv);
-    s.rcv_len = range_len(c, pof2, rcv);
-    s.flags = peer < rank ? MRING_REDUCE_SRC_FIRST : 0;
-    s.label = (mring_label_t){(uint8_t)phase, 0, (uint16_t)k};
-    return s;
-}
-
 static void halving_doubling(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2)
 {
-    mring_xstep_t rs[32], ag[32];
-    plan_t pl;
-    make_plan(&pl, nr, pof2, c->topo.nranks);
-    for (int k = 0; k < pl.n; k++)
-        rs[k] = step(c, pof2, pl.peer[k], pl.snd[k], pl.keep[k], rank, MRING_PHASE_RS, k);
-    mring_emit_steps(b, rs, pl.n, 1, 0);
-    /* allgather: undo step k by swapping keep[k] for the partner's half, snd[k] */
-    for (int k = pl.n - 1; k >= 0; k--)
-        ag[pl.n - 1 - k] = step(c, pof2, pl.peer[k], pl.keep[k], pl.snd[k], rank, MRING_PHASE_AG, pl.n - 1 - k);
-    mring_emit_steps(b, ag, pl.n, 0, 0);
+    mring_halving_t h;
+    int peers[32];
+    plan(&h, peers, nr, pof2, c->topo.nranks);
+    mring_emit_halving(b, &h, peers, rank, 0, c->count, pof2, 1, (mring_label_t){MRING_PHASE_RS, 0, 0});
+    mring_emit_halving(b, &h, peers, rank, 0, c->count, pof2, 0, (mring_label_t){MRING_PHASE_AG, 0, 0});
 }
 
 static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
@@ -111,16 +70,18 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
     int P = c->topo.nranks, pof2 = mring_pof2_floor(P), rem = P - pof2, lg = 0;
     double e = (double)c->elsize, b = (double)c->count * e, t;
     mring_flows_t f;
-    plan_t *plans = malloc((size_t)P * sizeof *plans);
+    mring_halving_t *plans = malloc((size_t)P * sizeof *plans);
+    int (*peers)[32] = malloc((size_t)P * sizeof *peers);
     while ((1 << lg) < pof2)
         lg++;
-    if (!plans || mring_cost_flows_init(&f, c, 1)) {
+    if (!plans || !peers || mring_cost_flows_init(&f, c, 1)) {
         free(plans);
+        free(peers);
         return -1;
     }
     for (int r = 0; r < P; r++)
         if (mring_fold_newrank(r, P) >= 0)
-            make_plan(&plans[r], mring_fold_newrank(r, P), pof2, P);
+            plan(&plans[r], peers[r], mring_fold_newrank(r, P), pof2, P);
     for (int s = -1; s <= 2 * lg; s++) { /* -1 fold-in, 0..lg-1 halving, lg..2lg-1 doubling, 2lg fold-out */
         int any = 0;
         for (int r = 0; r < P; r++) {
@@ -130,12 +91,12 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
                 f.bytes[r] = b;
                 f.red[r] = s == -1 ? b : 0;
             } else if (nr >= 0 && s < lg) {
-                f.to[r] = plans[r].peer[s];
+                f.to[r] = peers[r][s];
                 f.bytes[r] = (double)range_len(c, pof2, plans[r].snd[s]) * e;
                 f.red[r] = (double)range_len(c, pof2, plans[r].keep[s]) * e;
             } else if (nr >= 0) {
                 int k = 2 * lg - 1 - s;
-                f.to[r] = plans[r].peer[k];
+                f.to[r] = peers[r][k];
                 f.bytes[r] = (double)range_len(c, pof2, plans[r].keep[k]) * e;
             }
             any |= f.to[r] >= 0;
@@ -147,6 +108,7 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
     t = mring_cost_flows_result(&f);
     mring_cost_flows_free(&f);
     free(plans);
+    free(peers);
     return t + (inplace ? 0 : mring_cost_compute(p, b, 1, 1));
 }
 

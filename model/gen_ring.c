@@ -11,7 +11,7 @@
 static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
 {
     mring_topo_t flat = mring_topo_flat(c->topo.nranks);
-    return mring_multiring_generate_grid(c, &flat, c->rings, rank, out);
+    return mring_multiring_generate_grid(c, &flat, c->rings, NULL, rank, out);
 }
 
 const mring_gen_t mring_gen_ring = {"ring", NULL, generate, mring_multiring_closed};

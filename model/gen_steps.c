@@ -230,3 +230,47 @@ void mring_emit_fold(mring_builder_t *b, int rank, int nranks, int64_t count, in
     }
     mring_emit_steps(b, &s, 1, !fold_out, 0);
 }
+
+void mring_halving_plan(mring_halving_t *h, int idx, int d)
+{
+    mring_brange_t cur = {0, d};
+    h->n = 0;
+    for (int mask = 1; mask < d; mask <<= 1) {
+        int mid = (cur.lo + cur.hi) / 2, k = h->n++;
+        mring_brange_t lower = {cur.lo, mid}, upper = {mid, cur.hi};
+        int keep_lower = (idx & mask) == 0;
+        h->peer[k] = idx ^ mask;
+        h->snd[k] = keep_lower ? upper : lower;
+        h->keep[k] = cur = keep_lower ? lower : upper;
+    }
+}
+
+int mring_halving_block(const mring_halving_t *h) { return h->n ? h->keep[h->n - 1].lo : 0; }
+
+static mring_xstep_t halving_step(int64_t off, int64_t len, int d, int peer, int rank, mring_brange_t snd,
+                                  mring_brange_t rcv, mring_label_t label)
+{
+    mring_xstep_t s = {0};
+    s.to = s.from = peer;
+    s.snd_off = off + mring_split_off(len, d, snd.lo);
+    s.snd_len = mring_split_off(len, d, snd.hi) - mring_split_off(len, d, snd.lo);
+    s.rcv_off = off + mring_split_off(len, d, rcv.lo);
+    s.rcv_len = mring_split_off(len, d, rcv.hi) - mring_split_off(len, d, rcv.lo);
+    s.flags = peer < rank ? MRING_REDUCE_SRC_FIRST : 0;
+    s.label = label;
+    return s;
+}
+
+void mring_emit_halving(mring_builder_t *b, const mring_halving_t *h, const int *peers, int rank, int64_t off,
+                        int64_t len, int d, int reduce, mring_label_t label)
+{
+    mring_xstep_t st[32];
+    for (int k = 0; k < h->n; k++) {
+        /* the allgather undoes step k: it sends what step k kept and receives what it gave away */
+        int j = reduce ? k : h->n - 1 - k;
+        label.step = (uint16_t)k;
+        st[k] = reduce ? halving_step(off, len, d, peers[j], rank, h->snd[j], h->keep[j], label)
+                       : halving_step(off, len, d, peers[j], rank, h->keep[j], h->snd[j], label);
+    }
+    mring_emit_steps(b, st, h->n, reduce, 0);
+}

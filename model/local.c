@@ -57,6 +57,7 @@ static int post_msg(rank_ctx_t *rc, const mring_op_t *op, int is_send, void **re
     if (other) {
         const msg_t *snd = is_send ? m : other, *rcv = is_send ? other : m;
         if (w->ops->deliver(w->ctx, snd->rank, snd->op, rcv->rank, rcv->op, w->err, w->errlen)) {
+            other->done = 1; /* off the channel: the cleanup frees it from its rank's in-flight list */
             free(m);
             return fail(w);
         }
@@ -211,16 +212,17 @@ int mring_local_run(const mring_rank_sched_t *scheds, int nranks, int inplace, c
     }
     rc = 0;
 out:
-    if (w.chan)
-        mring_chan_foreach(w.chan, free_unmatched, NULL);
+    /* a run that stopped early leaves matched messages in the ranks' in-flight lists (done) and
+     * unmatched ones on the channels (not done): free the first, then the second */
     for (int r = 0; r < ninit; r++) {
-        /* matched messages not yet reaped when a run stopped early */
         for (int s = 0; s < its[r].rs->nstreams; s++)
             for (int64_t i = 0; i < its[r].st[s].nflight; i++)
                 if (((msg_t *)its[r].st[s].flight[i].req)->done)
                     free(its[r].st[s].flight[i].req);
         mring_interp_free(&its[r]);
     }
+    if (w.chan)
+        mring_chan_foreach(w.chan, free_unmatched, NULL);
     mring_chan_free(w.chan);
     free(its);
     free(tps);

@@ -28,7 +28,8 @@ void mring_rank_sched_free(mring_rank_sched_t *rs)
 
 static void need_scratch(mring_rank_sched_t *rs, int buf, int64_t off, int64_t count)
 {
-    if (buf == MRING_BUF_SCRATCH && off + count > rs->scratch_count)
+    /* a range past INT64_MAX is left for the verifier to reject */
+    if (buf == MRING_BUF_SCRATCH && off >= 0 && off <= INT64_MAX - count && off + count > rs->scratch_count)
         rs->scratch_count = off + count;
 }
 
@@ -133,6 +134,9 @@ const char *mring_phase_name(int phase)
     return phase >= 0 && phase < MRING_NPHASES ? n[phase] : "?";
 }
 
+/* End of a range without signed overflow (ops under verification may be arbitrary). */
+static long long end_of(int64_t off, int64_t count) { return (long long)((uint64_t)off + (uint64_t)count); }
+
 void mring_op_format(const mring_op_t *op, char *buf, size_t len)
 {
     static const char *const ph[] = {"PRO", "RS", "AG", "RED", "BC", "EX"};
@@ -142,15 +146,15 @@ void mring_op_format(const mring_op_t *op, char *buf, size_t len)
     switch (op->kind) {
     case MRING_OP_SEND:
     case MRING_OP_RECV:
-        snprintf(buf, len, "%-14s %-6s %s%-5d tag 0x%08x %s[%" PRId64 "..%" PRId64 ")", where,
+        snprintf(buf, len, "%-14s %-6s %s%-5d tag 0x%08x %s[%" PRId64 "..%lld)", where,
                  mring_opkind_name(op->kind), op->kind == MRING_OP_SEND ? "->" : "<-", op->peer, op->tag,
-                 mring_buf_name(op->buf), op->off, op->off + op->count);
+                 mring_buf_name(op->buf), op->off, end_of(op->off, op->count));
         break;
     default:
-        snprintf(buf, len, "%-14s %-6s %s[%" PRId64 "..%" PRId64 ") %s %s[%" PRId64 "..%" PRId64 ")%s", where,
-                 mring_opkind_name(op->kind), mring_buf_name(op->buf), op->off, op->off + op->count,
+        snprintf(buf, len, "%-14s %-6s %s[%" PRId64 "..%lld) %s %s[%" PRId64 "..%lld)%s", where,
+                 mring_opkind_name(op->kind), mring_buf_name(op->buf), op->off, end_of(op->off, op->count),
                  op->kind == MRING_OP_COPY ? "=" : "op=", mring_buf_name(op->src_buf), op->src_off,
-                 op->src_off + op->count, (op->flags & MRING_REDUCE_SRC_FIRST) ? " (src first)" : "");
+                 end_of(op->src_off, op->count), (op->flags & MRING_REDUCE_SRC_FIRST) ? " (src first)" : "");
     }
 }
 

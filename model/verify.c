@@ -126,7 +126,9 @@ static int check_range(const mring_rank_sched_t *rs, int64_t count, int buf, int
                        const mring_op_t *op, char *err, size_t errlen)
 {
     char f[256];
-    if (buf < 0 || buf >= MRING_NBUFS || off < 0 || off + n > buf_size(rs, count, buf)) {
+    /* written so that no sum overflows: off and n are arbitrary 64-bit values here */
+    if (buf < 0 || buf >= MRING_NBUFS || off < 0 || n < 0 || n > buf_size(rs, count, buf) ||
+        off > buf_size(rs, count, buf) - n) {
         mring_op_format(op, f, sizeof f);
         return failf(err, errlen, "rank %d: %s is outside %s of %lld elements", rs->rank, f, mring_buf_name(buf),
                      (long long)(buf >= 0 && buf < MRING_NBUFS ? buf_size(rs, count, buf) : 0));

@@ -100,6 +100,7 @@ int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg)
     case OPT_RINGS: cc->rings_s = arg; return 1;
     case OPT_SEGMENT: cc->segment_s = arg; return 1;
     case OPT_TYPE: cc->type_s = arg; return 1;
+    case OPT_DIM_ALGO: cc->dim_algo_s = arg; return 1;
     default: return 0;
     }
 }
@@ -110,6 +111,8 @@ const char cli_conf_help[] =
     "  --algo A          multiring (default), ring, rd, rabenseifner, hier\n"
     "  --rings R         rings per dimension: R for all, or R1,...,Rk (multiring only); default 1.\n"
     "                    Ring j runs forward for even j, backward for odd j\n"
+    "  --dim-algo LIST   multiring: ring (default) or rabenseifner (recursive halving/doubling, power-of-two\n"
+    "                    dimensions) for every dimension, or one per dimension, e.g. ring,rabenseifner,ring\n"
     "  --segment BYTES   pipelining piece (K/M/G suffixes); 0 = whole blocks (default)\n"
     "  --type T          float32 (float, default), float64, float16, bfloat16, int32, int64\n";
 
@@ -133,6 +136,8 @@ void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *a
                             allow_all ? ", all" : "");
     }
     if (cc->rings_s && mring_rings_parse(cc->rings_s, &topo, c->rings, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+    if (cc->dim_algo_s && mring_dim_algos_parse(cc->dim_algo_s, &topo, c->dim_algo, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
     *dtype = MRING_FLOAT32;
     if (cc->type_s && mring_dtype_parse(cc->type_s, dtype))

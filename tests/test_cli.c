@@ -1,0 +1,169 @@
+/* test_cli.c - bad input to the mring command.
+ *
+ * Project rule: every bad input gets exactly ONE line on stderr naming the bad value (and what
+ * was expected), exit status 2, and nothing on stdout.  Each row of the table below is its
+ * own cmocka test, named after the case; `bad` lists what stderr must mention (alternatives
+ * separated by '|').  The good paths are in test_cli_good.c.
+ */
+#include <ctype.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "cli_run.h"
+
+#define L3 "1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4" /* links for 4x16x4 */
+#define L2 "1us:36GBps,2us:12.5GBps:4"                 /* links for 4x2 */
+
+struct bad_case {
+    const char *name;
+    const char *bad; /* stderr must contain one of these ('|'-separated) */
+    const char *args[CLI_MAX_ARGS + 1];
+};
+
+static const struct bad_case cases[] = {
+    /* the command line itself */
+    {"unknown_flag", "--bogus", {"model", "--bogus", "--topo", "4x2", "--links", L2}},
+    {"unknown_flag_verify", "--frob", {"verify", "--topo", "4x2", "--count", "8", "--frob"}},
+    {"flag_of_other_command", "--links", {"verify", "--topo", "4x2", "--count", "8", "--links", L2}},
+    {"unknown_command", "frobnicate", {"frobnicate", "--topo", "4x2"}},
+    {"missing_value_topo", "--topo", {"model", "--links", L2, "--topo"}},
+    {"missing_value_count", "--count", {"verify", "--topo", "4x2", "--count"}},
+    {"extra_argument", "extra", {"verify", "--topo", "4x2", "--count", "8", "extra"}},
+    /* topology */
+    {"topo_4x0", "4x0", {"model", "--topo", "4x0", "--links", L2}},
+    {"topo_4xx2", "4xx2", {"model", "--topo", "4xx2", "--links", L2}},
+    {"topo_abc", "abc", {"model", "--topo", "abc", "--links", "1us:1GBps"}},
+    {"topo_empty", "''", {"model", "--topo", "", "--links", "1us:1GBps"}},
+    {"topo_0", "0", {"model", "--topo", "0", "--links", "1us:1GBps"}},
+    {"topo_trailing_x", "4x16x4x", {"verify", "--topo", "4x16x4x", "--count", "1"}},
+    {"topo_negative", "4x-2", {"verify", "--topo", "4x-2", "--count", "1"}},
+    {"topo_dim_too_large", "65537", {"model", "--topo", "65537", "--links", "1us:1GBps"}},
+    {"topo_dim_too_large_verify", "65537", {"verify", "--topo", "65537", "--count", "1"}},
+    {"topo_product_too_large", "300x300", {"model", "--topo", "300x300", "--links", L2}},
+    {"topo_product_too_large_verify", "300x300", {"verify", "--topo", "300x300", "--count", "1"}},
+    {"topo_product_too_large_schedule", "300x300",
+     {"schedule", "--topo", "300x300", "--count", "1", "--rank", "0"}},
+    /* sizes */
+    {"minbytes_1Q", "1Q", {"model", "--topo", "4x16x4", "--links", L3, "-b", "1Q"}},
+    {"maxbytes_below_minbytes", "1K|1024", {"model", "--topo", "4x16x4", "--links", L3, "-b", "1M", "-e", "1K"}},
+    {"minbytes_overflow", "99999999999999999999",
+     {"model", "--topo", "4x2", "--links", L2, "-b", "99999999999999999999"}},
+    {"stepfactor_abc", "abc", {"model", "--topo", "4x2", "--links", L2, "-f", "abc"}},
+    {"stepfactor_1_with_range", "-f", {"model", "--topo", "4x2", "--links", L2, "-b", "1K", "-e", "1M", "-f", "1"}},
+    {"stepbytes_negative", "-1", {"model", "--topo", "4x2", "--links", L2, "-b", "1K", "-e", "4K", "-i", "-1"}},
+    /* counts and ranks */
+    {"count_negative", "-5", {"verify", "--topo", "4x2", "--count", "-5"}},
+    {"count_garbage", "x", {"verify", "--topo", "4x2", "--count", "1,x"}},
+    {"count_overflow", "99999999999999999999", {"verify", "--topo", "4x2", "--count", "99999999999999999999"}},
+    {"count_list_for_schedule", "8,9", {"schedule", "--topo", "4x2", "--count", "8,9", "--rank", "0"}},
+    {"rank_out_of_range", "8", {"schedule", "--topo", "4x2", "--count", "8", "--rank", "8"}},
+    {"rank_negative", "-1", {"schedule", "--topo", "4x2", "--count", "8", "--rank", "-1"}},
+    /* algorithms and rings */
+    {"algo_unknown", "bogus", {"verify", "--topo", "4x2", "--count", "1", "--algo", "bogus"}},
+    {"algo_unknown_model", "bogus", {"model", "--topo", "4x2", "--links", L2, "--algo", "bogus"}},
+    {"algo_all_for_schedule", "all", {"schedule", "--topo", "4x2", "--count", "8", "--rank", "0", "--algo", "all"}},
+    {"rings_wrong_entries", "2,1", {"verify", "--topo", "4x16x4", "--count", "1", "--rings", "2,1"}},
+    {"rings_wrong_entries_model", "2,1", {"model", "--topo", "4x16x4", "--links", L3, "--rings", "2,1"}},
+    {"rings_0", "0", {"verify", "--topo", "4x16x4", "--count", "1", "--rings", "0"}},
+    {"rings_trailing_comma", "2,", {"verify", "--topo", "4x2", "--count", "8", "--rings", "2,"}},
+    {"rings_per_dim_for_ring", "2,1", {"verify", "--algo", "ring", "--rings", "2,1", "--topo", "4x2", "--count", "8"}},
+    {"rings_per_dim_for_ring_model", "2,1",
+     {"model", "--algo", "ring", "--rings", "2,1", "--topo", "4x2", "--links", L2}},
+    {"rings_2_for_rd", "2", {"verify", "--algo", "rd", "--rings", "2", "--topo", "4x2", "--count", "8"}},
+    /* links and gamma */
+    {"links_wrong_entries", L2, {"model", "--topo", "4x16x4", "--links", L2}},
+    {"links_bad_latency", "abc", {"model", "--topo", "4x2", "--links", "abc:36GBps,1us:1GBps"}},
+    {"links_bad_bandwidth", "fast", {"model", "--topo", "4x2", "--links", "1us:fast,1us:1GBps"}},
+    {"links_bad_share", "0", {"model", "--topo", "4x2", "--links", "1us:1GBps:0,1us:1GBps"}},
+    {"links_too_many_fields", "1us:1GBps:4:5", {"model", "--topo", "4x2", "--links", "1us:1GBps:4:5,1us:1GBps"}},
+    {"links_negative_latency", "-1us", {"model", "--topo", "4x2", "--links", "-1us:1GBps,1us:1GBps"}},
+    {"links_zero_bandwidth", "0GBps", {"model", "--topo", "4x2", "--links", "1us:0GBps,1us:1GBps"}},
+    {"gamma_nope", "nope", {"model", "--topo", "4x2", "--links", L2, "--gamma", "nope"}},
+    /* enumerations */
+    {"format_xml", "xml", {"model", "--topo", "4x2", "--links", L2, "--format", "xml"}},
+    {"method_guess", "guess", {"model", "--topo", "4x2", "--links", L2, "--method", "guess"}},
+    {"type_float8", "float8", {"model", "--topo", "4x2", "--links", L2, "--type", "float8"}},
+    {"type_float8_verify", "float8", {"verify", "--topo", "4x2", "--count", "8", "--type", "float8"}},
+    {"op_mean", "mean", {"model", "--topo", "4x2", "--links", L2, "--op", "mean"}},
+    /* segments */
+    {"segment_1_float32", "1", {"model", "--topo", "4x2", "--links", L2, "--segment", "1"}},
+    {"segment_1_float32_verify", "1", {"verify", "--topo", "4x2", "--count", "8", "--segment", "1"}},
+    {"segment_3_float64", "3", {"model", "--topo", "4x2", "--links", L2, "--segment", "3", "--type", "float64"}},
+    {"segment_1Q", "1Q", {"model", "--topo", "4x2", "--links", L2, "--segment", "1Q"}},
+    /* missing required flags */
+    {"model_missing_topo", "--topo", {"model", "--links", L2}},
+    {"model_missing_links", "--links", {"model", "--topo", "4x2"}},
+    {"verify_missing_topo", "--topo", {"verify", "--count", "1"}},
+    {"verify_missing_count", "--count", {"verify", "--topo", "4x2"}},
+    {"schedule_missing_topo", "--topo", {"schedule", "--count", "8", "--rank", "0"}},
+    {"schedule_missing_count", "--count", {"schedule", "--topo", "4x2", "--rank", "0"}},
+    {"schedule_missing_rank", "--rank", {"schedule", "--topo", "4x2", "--count", "8"}},
+};
+
+/* does s contain a as a whole token (not inside a longer word or number, so "8" is not found in
+ * "4x2 (8 ranks)"'s "28")? */
+static int has_token(const char *s, const char *a)
+{
+    size_t n = strlen(a);
+    for (const char *p = strstr(s, a); p; p = strstr(p + 1, a)) {
+        int before = p > s && isalnum((unsigned char)p[-1]) && isalnum((unsigned char)a[0]);
+        int after = isalnum((unsigned char)p[n]) && isalnum((unsigned char)a[n - 1]);
+        if (!before && !after)
+            return 1;
+    }
+    return 0;
+}
+
+/* does s name one of the '|'-separated alternatives in alts? */
+static int contains_any(const char *s, const char *alts)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", alts);
+    for (char *save = NULL, *a = strtok_r(buf, "|", &save); a; a = strtok_r(NULL, "|", &save))
+        if (has_token(s, a))
+            return 1;
+    return 0;
+}
+
+static void test_bad_input(void **state)
+{
+    const struct bad_case *c = *state;
+    struct cli_result r = {0};
+    char how[64], why[512] = "";
+    size_t w = 0;
+    if (cli_run(c->args, &r) != 0)
+        fail_msg("case %s: could not run %s (%s)", c->name, r.cmd, cli_bin());
+    const char *nl = strchr(r.err, '\n');
+    if (!r.exited || r.status != 2)
+        w += (size_t)snprintf(why + w, sizeof why - w, " want exit 2, got %s;", cli_how(&r, how, sizeof how));
+    if (r.err_len == 0 || !nl || nl != r.err + r.err_len - 1)
+        w += (size_t)snprintf(why + w, sizeof why - w, " want exactly one stderr line ending in '\\n';");
+    if (w < sizeof why && !contains_any(r.err, c->bad))
+        w += (size_t)snprintf(why + w, sizeof why - w, " stderr does not name '%s';", c->bad);
+    if (w < sizeof why && r.out_len != 0)
+        w += (size_t)snprintf(why + w, sizeof why - w, " stdout not empty (%zu bytes);", r.out_len);
+    if (w > 0) {
+        print_error("case %s: %s\n  problems:%s\n  stderr (%zu bytes): %.600s\n  stdout: %.300s\n", c->name, r.cmd,
+                    why, r.err_len, r.err, r.out);
+        cli_free(&r);
+        fail_msg("case %s failed", c->name);
+    }
+    cli_free(&r);
+}
+
+int main(void)
+{
+    enum { N = sizeof cases / sizeof cases[0] };
+    struct CMUnitTest tests[N];
+    if (access(cli_bin(), X_OK) != 0) {
+        fprintf(stderr, "test_cli: %s is not executable; build it (scons -Q) or set MRING_BIN\n", cli_bin());
+        return 1;
+    }
+    for (size_t i = 0; i < N; i++)
+        tests[i] = (struct CMUnitTest){cases[i].name, test_bad_input, NULL, NULL, (void *)&cases[i]};
+    return cmocka_run_group_tests_name("cli_bad_input", tests, NULL, NULL);
+}
