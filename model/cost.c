@@ -92,5 +92,7 @@ double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg,
 
 double mring_cost_closed(const struct mring_config *c, const mring_cost_params_t *p, int inplace)
 {
+    if (c->count == 0) /* nothing moves: no messages, as in the schedules */
+        return 0;
     return mring_gen_get(c->algo)->closed_form(c, p, inplace);
 }

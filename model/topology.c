@@ -40,7 +40,8 @@ int mring_topo_parse(const char *s, mring_topo_t *t, char *err, size_t errlen)
         r.dims[r.ndims++] = (int)d;
         prod *= d;
         if (prod > MRING_MAX_RANKS) {
-            snprintf(err, errlen, "topology '%s' has more than %d ranks", s, MRING_MAX_RANKS);
+            snprintf(err, errlen, "topology '%s' has more than %d ranks; expected at most %d", s, MRING_MAX_RANKS,
+                     MRING_MAX_RANKS);
             return -1;
         }
         p = end;

@@ -53,8 +53,9 @@ void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *a
 /* Check c (with its count) and exit 2 naming the bad value if the algorithm refuses it. */
 void cli_conf_check(const char *cmd, const mring_config_t *c);
 
-/* Sizes of a sweep -b MIN -e MAX with -f FACTOR (factor > 1) or -i STEP (step > 0); at most `max` values. */
-int cli_sweep(const char *cmd, int64_t minb, int64_t maxb, double factor, int64_t step, int64_t *out, int max);
+/* Sizes of a sweep -b MIN -e MAX with -f FACTOR (factor > 1) or -i STEP (step > 0), each rounded down to
+ * whole elements of elsize bytes, without repeats; at most `max` values.  Returns how many. */
+int cli_sweep(int64_t minb, int64_t maxb, double factor, int64_t step, int64_t elsize, int64_t *out, int max);
 
 int cmd_schedule(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

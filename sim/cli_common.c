@@ -154,17 +154,15 @@ void cli_conf_check(const char *cmd, const mring_config_t *c)
         cli_usage_error(cmd, "%s", err);
 }
 
-int cli_sweep(const char *cmd, int64_t minb, int64_t maxb, double factor, int64_t step, int64_t *out, int max)
+int cli_sweep(int64_t minb, int64_t maxb, double factor, int64_t step, int64_t elsize, int64_t *out, int max)
 {
     int n = 0;
-    if (maxb < minb)
-        cli_usage_error(cmd, "-e %lld is below -b %lld; expected MAX >= MIN", (long long)maxb, (long long)minb);
     for (int64_t s = minb; s <= maxb && n < max;) {
-        out[n++] = s;
+        int64_t size = s / elsize * elsize; /* whole elements, as nccl-tests does */
+        if (n == 0 || size != out[n - 1])
+            out[n++] = size;
         int64_t next = step > 0 ? s + step : (int64_t)((double)s * factor);
-        if (next <= s) /* -b 0 with a factor, or a factor too small to grow s */
-            next = s + 1;
-        s = next;
+        s = next > s ? next : s + 1; /* from -b 0, or a factor too small to grow s */
     }
     return n;
 }

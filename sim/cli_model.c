@@ -51,7 +51,7 @@ int cmd_model(int argc, char **argv)
                                          {"stepbytes", required_argument, 0, 'i'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *cmd = "model", *links_s = NULL, *method_s = NULL;
+    const char *cmd = "model", *links_s = NULL, *method_s = NULL, *min_s = "32M", *max_s = "32M", *f_s = NULL;
     cli_conf_t cc = {0};
     mring_config_t c;
     mring_dtype_t dtype;
@@ -81,10 +81,17 @@ int cmd_model(int argc, char **argv)
             if (mring_format_parse(optarg, &fmt))
                 cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
             break;
-        case 'b': minb = cli_size(cmd, "-b", optarg); break;
-        case 'e': maxb = cli_size(cmd, "-e", optarg); break;
-        case 'f': factor = cli_double(cmd, "-f", optarg, 1); break;
-        case 'i': step = cli_size(cmd, "-i", optarg); break;
+        case 'b': minb = cli_size(cmd, "-b", min_s = optarg); break;
+        case 'e': maxb = cli_size(cmd, "-e", max_s = optarg); break;
+        case 'f':
+            f_s = optarg;
+            if ((factor = cli_double(cmd, "-f", optarg, 0)) <= 1)
+                cli_usage_error(cmd, "-f %s does not grow the size; expected a factor > 1", optarg);
+            break;
+        case 'i':
+            if ((step = cli_size(cmd, "-i", optarg)) == 0)
+                cli_usage_error(cmd, "-i %s does not grow the size; expected a step > 0", optarg);
+            break;
         case 'h': help(); return 0;
         }
     }
@@ -95,13 +102,15 @@ int cmd_model(int argc, char **argv)
         cli_usage_error(cmd, "--links is required: one LAT:BW[:SHARE] per dimension, e.g. 1us:36GBps,2us:12.5GBps:4");
     if (mring_links_parse(links_s, &c.topo, &p, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
-    if (factor <= 1 && step == 0 && maxb > minb)
-        cli_usage_error(cmd, "-f %g does not grow the size; expected a factor > 1 or -i STEP", factor);
+    if (f_s && step)
+        cli_usage_error(cmd, "-f %s and -i both given; expected one way to step the size", f_s);
+    if (maxb < minb)
+        cli_usage_error(cmd, "-e %s is below -b %s; expected MAX >= MIN", max_s, min_s);
     if (method_s && strcmp(method_s, "closed") && strcmp(method_s, "walk"))
         cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", method_s);
     walk = method_s ? !strcmp(method_s, "walk") : c.segment > 0;
     cli_conf_check(cmd, &c);
-    nsizes = cli_sweep(cmd, minb, maxb, factor, step, sizes, 4096);
+    nsizes = cli_sweep(minb, maxb, factor, step, (int64_t)c.elsize, sizes, 4096);
     mring_topo_format(&c.topo, topo, sizeof topo);
     mring_rings_format(&c, rings, sizeof rings);
     snprintf(title, sizeof title, "mring model: %s on %s (%d ranks), rings %s, links %s, %s, %s%s", mring_algo_name(c.algo),
@@ -116,7 +125,7 @@ int cmd_model(int argc, char **argv)
         double t;
         c.count = sizes[i] / (int64_t)c.elsize;
         row.count = c.count;
-        row.size = c.count * (int64_t)c.elsize;
+        row.size = sizes[i];
         t = walk ? mring_cost_walk(&c, &p, inplace, NULL) : mring_cost_closed(&c, &p, inplace);
         if (t < 0)
             cli_fail(cmd, "the model could not evaluate %s at %lld bytes (out of memory)", mring_algo_name(c.algo),

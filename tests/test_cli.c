@@ -89,6 +89,18 @@ static const struct bad_case cases[] = {
     {"type_float8", "float8", {"model", "--topo", "4x2", "--links", L2, "--type", "float8"}},
     {"type_float8_verify", "float8", {"verify", "--topo", "4x2", "--count", "8", "--type", "float8"}},
     {"op_mean", "mean", {"model", "--topo", "4x2", "--links", L2, "--op", "mean"}},
+    /* per-dimension algorithms */
+    {"dim_algo_not_pof2", "3", {"verify", "--topo", "4x3x4", "--count", "5", "--dim-algo", "ring,rabenseifner,ring"}},
+    {"dim_algo_all_not_pof2", "3", {"model", "--topo", "3x4", "--links", "1us:1GBps,1us:1GBps", "--dim-algo",
+                                    "rabenseifner"}},
+    {"dim_algo_unknown", "tree", {"verify", "--topo", "4x2", "--count", "8", "--dim-algo", "ring,tree"}},
+    {"dim_algo_entries", "ring,ring,ring", {"verify", "--topo", "4x2", "--count", "8", "--dim-algo", "ring,ring,ring"}},
+    {"dim_algo_not_multiring", "ring", {"verify", "--topo", "4x2", "--count", "8", "--algo", "ring", "--dim-algo",
+                                        "rabenseifner"}},
+    /* sweeps */
+    {"step_and_factor", "-f", {"model", "--topo", "4x2", "--links", L2, "-f", "2", "-i", "1K"}},
+    {"factor_one", "1", {"model", "--topo", "4x2", "--links", L2, "-f", "1"}},
+    {"no_command", "command", {NULL}},
     /* segments */
     {"segment_1_float32", "1", {"model", "--topo", "4x2", "--links", L2, "--segment", "1"}},
     {"segment_1_float32_verify", "1", {"verify", "--topo", "4x2", "--count", "8", "--segment", "1"}},

@@ -85,6 +85,30 @@ static void closed_equals_walk(void **state)
                 }
 }
 
+/* Dimensions run by recursive halving: the closed form follows the walk, and with uniform links
+ * halving everywhere costs what rabenseifner costs. */
+static void per_dimension_algorithms(void **state)
+{
+    mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 1, 256 * 3 * 64);
+    mring_cost_params_t p = links(&c.topo, "1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4", 240e9);
+    (void)state;
+    for (int mask = 0; mask < 8; mask++)
+        for (int r = 1; r <= 2; r++) {
+            for (int i = 0; i < 3; i++) {
+                c.dim_algo[i] = (uint8_t)(mask >> i & 1);
+                c.rings[i] = r;
+            }
+            assert_close(mring_cost_closed(&c, &p, 0), mring_cost_walk(&c, &p, 0, NULL), 1e-12, "dim-algo");
+        }
+    c = config("2x4x8", MRING_ALGO_MULTIRING, 1, 64 * 5 * 64);
+    p = links(&c.topo, "2us:10GBps,2us:10GBps,2us:10GBps", 100e9);
+    for (int i = 0; i < 3; i++)
+        c.dim_algo[i] = MRING_DIM_RABENSEIFNER;
+    double halving = mring_cost_closed(&c, &p, 0);
+    c.algo = MRING_ALGO_RABENSEIFNER;
+    assert_close(halving, mring_cost_closed(&c, &p, 0), 1e-12, "halving in every dimension == rabenseifner");
+}
+
 /* algorithm-notes.md 2.6: sum_i (d_i - 1)(2 alpha_i + 2 (n / D_i) beta_i m_i + (n / D_i) gamma) + copy */
 static void multiring_formula(void **state)
 {
@@ -220,7 +244,8 @@ static void pipelining(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(closed_equals_walk),   cmocka_unit_test(multiring_formula),
+        cmocka_unit_test(closed_equals_walk),   cmocka_unit_test(per_dimension_algorithms),
+        cmocka_unit_test(multiring_formula),
         cmocka_unit_test(nic_sharing_identity), cmocka_unit_test(textbook),
         cmocka_unit_test(bidirectional_rings),  cmocka_unit_test(flat_ring_bottleneck),
         cmocka_unit_test(closed_bounds_walk),

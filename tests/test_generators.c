@@ -125,6 +125,32 @@ static void per_dimension_rings(void **state)
     }
 }
 
+/* Recursive halving in some dimensions, rings in others (--dim-algo). */
+static void per_dimension_algorithms(void **state)
+{
+    static const struct {
+        const char *topo;
+        uint8_t algo[4];
+        int rings;
+    } cases[] = {
+        {"4x16x4", {1, 1, 1}, 1}, {"4x16x4", {0, 1, 1}, 2}, {"2x8x4", {1, 0, 1}, 3}, {"8", {1}, 2},
+        {"2x2x2x2", {1, 0, 1, 0}, 1}, {"4x3", {1, 0}, 2}, {"1x4", {0, 1}, 1},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mring_config_t c = config(cases[i].topo, MRING_ALGO_MULTIRING, cases[i].rings);
+        int64_t counts[16];
+        int n = counts_for(c.topo.nranks, counts);
+        memcpy(c.dim_algo, cases[i].algo, sizeof cases[i].algo);
+        for (int k = 0; k < n; k++)
+            for (int seg = 0; seg < 2; seg++) {
+                c.count = counts[k];
+                c.segment = seg ? 64 * 1024 : 0;
+                verify_ok(&c);
+            }
+    }
+}
+
 /* Counts above 2^31: offsets and sizes are 64-bit everywhere. */
 static void huge_counts(void **state)
 {
@@ -146,7 +172,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(small_flat),          cmocka_unit_test(factorisations), cmocka_unit_test(large),
-        cmocka_unit_test(per_dimension_rings), cmocka_unit_test(huge_counts),
+        cmocka_unit_test(per_dimension_rings), cmocka_unit_test(per_dimension_algorithms),
+        cmocka_unit_test(huge_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
