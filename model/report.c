@@ -89,6 +89,9 @@ int mring_report_row(mring_report_t *r, const mring_row_t *w)
         if (r->real)
             fprintf(r->f, " %8lld %8s", (long long)w->wrong, w->inplace ? "yes" : "no");
         fputc('\n', r->f);
+        for (int i = 0; i < w->nspans; i++)
+            fprintf(r->f, "#   %-15s dim %d: %12.2f .. %12.2f us  (%.2f us)\n", w->spans[i].phase, w->spans[i].dim,
+                    w->spans[i].start_us, w->spans[i].end_us, w->spans[i].end_us - w->spans[i].start_us);
         break;
     case MRING_FMT_CSV:
         fprintf(r->f, "%s,%s,%s,", w->source, w->algo, w->topo);
@@ -111,6 +114,17 @@ int mring_report_row(mring_report_t *r, const mring_row_t *w)
                                                        "time_max_us", w->time_max_us))) {
             json_decref(o);
             return -1;
+        }
+        if (w->nspans) {
+            json_t *spans = json_array();
+            for (int i = 0; spans && i < w->nspans; i++)
+                json_array_append_new(spans, json_pack("{s:s,s:i,s:f,s:f}", "phase", w->spans[i].phase, "dim",
+                                                       w->spans[i].dim, "start_us", w->spans[i].start_us, "end_us",
+                                                       w->spans[i].end_us));
+            if (!spans || json_object_set_new(o, "phases", spans)) {
+                json_decref(o);
+                return -1;
+            }
         }
         if (json_array_append_new(r->rows, o))
             return -1;

@@ -21,6 +21,13 @@ typedef enum { MRING_FMT_TABLE, MRING_FMT_CSV, MRING_FMT_JSON } mring_format_t;
 /* Parse "table", "csv" or "json". Returns 0 or -1. */
 int mring_format_parse(const char *s, mring_format_t *f);
 
+/* Time span of one phase in one dimension (a --breakdown line). */
+typedef struct mring_phase_span {
+    const char *phase; /* "reduce-scatter", ... */
+    int dim;           /* 1-based */
+    double start_us, end_us;
+} mring_phase_span_t;
+
 typedef struct mring_row {
     const char *source; /* "model", "sim" or "real" */
     const char *algo;
@@ -36,6 +43,9 @@ typedef struct mring_row {
     int inplace;
     int64_t wrong;
     double time_min_us, time_max_us;
+    /* optional breakdown: table prints a line per span after the row, json adds "phases" */
+    const mring_phase_span_t *spans;
+    int nspans;
 } mring_row_t;
 
 /* algbw and busbw in GB/s of a row (0 when time is 0). */

@@ -53,12 +53,25 @@ void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *a
 /* Check c (with its count) and exit 2 naming the bad value if the algorithm refuses it. */
 void cli_conf_check(const char *cmd, const mring_config_t *c);
 
-/* Sizes of a sweep -b MIN -e MAX with -f FACTOR (factor > 1) or -i STEP (step > 0), each rounded down to
- * whole elements of elsize bytes, without repeats; at most `max` values.  Returns how many. */
-int cli_sweep(int64_t minb, int64_t maxb, double factor, int64_t step, int64_t elsize, int64_t *out, int max);
+/* The size sweep flags of nccl-tests: -b MIN -e MAX with -f FACTOR or -i STEP (default 32M..32M, x2). */
+typedef struct cli_sweep {
+    int64_t minb, maxb, step;
+    double factor;
+    const char *min_s, *max_s, *factor_s;
+} cli_sweep_t;
+#define CLI_SWEEP_OPTIONS                                                                                        \
+    {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},                            \
+        {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'}
+cli_sweep_t cli_sweep_default(void);
+/* Handle -b/-e/-f/-i (returns 1 if opt was one); exits 2 on a bad value. */
+int cli_sweep_opt(const char *cmd, cli_sweep_t *sw, int opt, const char *arg);
+/* The sizes, each rounded down to whole elements of elsize bytes, without repeats; at most `max`.
+ * Exits 2 when -e < -b or both -f and -i were given.  Returns how many. */
+int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int64_t *out, int max);
 
 int cmd_schedule(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_model(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 #endif

@@ -154,14 +154,42 @@ void cli_conf_check(const char *cmd, const mring_config_t *c)
         cli_usage_error(cmd, "%s", err);
 }
 
-int cli_sweep(int64_t minb, int64_t maxb, double factor, int64_t step, int64_t elsize, int64_t *out, int max)
+cli_sweep_t cli_sweep_default(void)
+{
+    cli_sweep_t sw = {32 << 20, 32 << 20, 0, 2, "32M", "32M", NULL};
+    return sw;
+}
+
+int cli_sweep_opt(const char *cmd, cli_sweep_t *sw, int opt, const char *arg)
+{
+    switch (opt) {
+    case 'b': sw->minb = cli_size(cmd, "-b", sw->min_s = arg); return 1;
+    case 'e': sw->maxb = cli_size(cmd, "-e", sw->max_s = arg); return 1;
+    case 'f':
+        sw->factor_s = arg;
+        if ((sw->factor = cli_double(cmd, "-f", arg, 0)) <= 1)
+            cli_usage_error(cmd, "-f %s does not grow the size; expected a factor > 1", arg);
+        return 1;
+    case 'i':
+        if ((sw->step = cli_size(cmd, "-i", arg)) == 0)
+            cli_usage_error(cmd, "-i %s does not grow the size; expected a step > 0", arg);
+        return 1;
+    default: return 0;
+    }
+}
+
+int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int64_t *out, int max)
 {
     int n = 0;
-    for (int64_t s = minb; s <= maxb && n < max;) {
+    if (sw->factor_s && sw->step)
+        cli_usage_error(cmd, "-f %s and -i both given; expected one way to step the size", sw->factor_s);
+    if (sw->maxb < sw->minb)
+        cli_usage_error(cmd, "-e %s is below -b %s; expected MAX >= MIN", sw->max_s, sw->min_s);
+    for (int64_t s = sw->minb; s <= sw->maxb && n < max;) {
         int64_t size = s / elsize * elsize; /* whole elements, as nccl-tests does */
         if (n == 0 || size != out[n - 1])
             out[n++] = size;
-        int64_t next = step > 0 ? s + step : (int64_t)((double)s * factor);
+        int64_t next = sw->step > 0 ? s + sw->step : (int64_t)((double)s * sw->factor);
         s = next > s ? next : s + 1; /* from -b 0, or a factor too small to grow s */
     }
     return n;

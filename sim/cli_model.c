@@ -45,13 +45,11 @@ int cmd_model(int argc, char **argv)
                                          {"inplace", no_argument, 0, OPT_INPLACE},
                                          {"method", required_argument, 0, OPT_METHOD},
                                          {"format", required_argument, 0, OPT_FORMAT},
-                                         {"minbytes", required_argument, 0, 'b'},
-                                         {"maxbytes", required_argument, 0, 'e'},
-                                         {"stepfactor", required_argument, 0, 'f'},
-                                         {"stepbytes", required_argument, 0, 'i'},
+                                         CLI_SWEEP_OPTIONS,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *cmd = "model", *links_s = NULL, *method_s = NULL, *min_s = "32M", *max_s = "32M", *f_s = NULL;
+    const char *cmd = "model", *links_s = NULL, *method_s = NULL;
+    cli_sweep_t sweep = cli_sweep_default();
     cli_conf_t cc = {0};
     mring_config_t c;
     mring_dtype_t dtype;
@@ -59,11 +57,10 @@ int cmd_model(int argc, char **argv)
     mring_format_t fmt = MRING_FMT_TABLE;
     mring_cost_params_t p = {0};
     int opt, inplace = 0, walk, nsizes;
-    int64_t minb = 32 << 20, maxb = 32 << 20, step = 0, sizes[4096];
-    double factor = 2;
+    int64_t sizes[4096];
     char err[256], topo[128], rings[128], title[512];
     while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:h", opts)) != -1) {
-        if (cli_conf_opt(&cc, opt, optarg))
+        if (cli_conf_opt(&cc, opt, optarg) || cli_sweep_opt(cmd, &sweep, opt, optarg))
             continue;
         switch (opt) {
         case OPT_LINKS: links_s = optarg; break;
@@ -81,17 +78,6 @@ int cmd_model(int argc, char **argv)
             if (mring_format_parse(optarg, &fmt))
                 cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
             break;
-        case 'b': minb = cli_size(cmd, "-b", min_s = optarg); break;
-        case 'e': maxb = cli_size(cmd, "-e", max_s = optarg); break;
-        case 'f':
-            f_s = optarg;
-            if ((factor = cli_double(cmd, "-f", optarg, 0)) <= 1)
-                cli_usage_error(cmd, "-f %s does not grow the size; expected a factor > 1", optarg);
-            break;
-        case 'i':
-            if ((step = cli_size(cmd, "-i", optarg)) == 0)
-                cli_usage_error(cmd, "-i %s does not grow the size; expected a step > 0", optarg);
-            break;
         case 'h': help(); return 0;
         }
     }
@@ -102,15 +88,11 @@ int cmd_model(int argc, char **argv)
         cli_usage_error(cmd, "--links is required: one LAT:BW[:SHARE] per dimension, e.g. 1us:36GBps,2us:12.5GBps:4");
     if (mring_links_parse(links_s, &c.topo, &p, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
-    if (f_s && step)
-        cli_usage_error(cmd, "-f %s and -i both given; expected one way to step the size", f_s);
-    if (maxb < minb)
-        cli_usage_error(cmd, "-e %s is below -b %s; expected MAX >= MIN", max_s, min_s);
     if (method_s && strcmp(method_s, "closed") && strcmp(method_s, "walk"))
         cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", method_s);
     walk = method_s ? !strcmp(method_s, "walk") : c.segment > 0;
     cli_conf_check(cmd, &c);
-    nsizes = cli_sweep(minb, maxb, factor, step, (int64_t)c.elsize, sizes, 4096);
+    nsizes = cli_sweep_sizes(cmd, &sweep, (int64_t)c.elsize, sizes, 4096);
     mring_topo_format(&c.topo, topo, sizeof topo);
     mring_rings_format(&c, rings, sizeof rings);
     snprintf(title, sizeof title, "mring model: %s on %s (%d ranks), rings %s, links %s, %s, %s%s", mring_algo_name(c.algo),
@@ -120,8 +102,8 @@ int cmd_model(int argc, char **argv)
     if (!rep)
         cli_fail(cmd, "out of memory");
     for (int i = 0; i < nsizes; i++) {
-        mring_row_t row = {"model", mring_algo_name(c.algo), topo, rings, c.topo.nranks, 0, 0,
-                           mring_dtype_name(dtype), mring_redop_name(op), 0, 0, 0, 0, 0, 0};
+        mring_row_t row = {.source = "model", .algo = mring_algo_name(c.algo), .topo = topo, .rings = rings,
+                           .ranks = c.topo.nranks, .type = mring_dtype_name(dtype), .redop = mring_redop_name(op)};
         double t;
         c.count = sizes[i] / (int64_t)c.elsize;
         row.count = c.count;

@@ -12,6 +12,9 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
+#ifdef MRING_HAVE_SIMGRID
+    {"simulate", cmd_simulate, "predicted allreduce time per size by SimGrid simulation of a platform"},
+#endif
     {"model", cmd_model, "predicted allreduce time per size from the alpha-beta-gamma model"},
     {"verify", cmd_verify, "prove schedules correct (matching, no deadlock, exact and identical results)"},
     {"schedule", cmd_schedule, "print one rank's schedule"},
@@ -32,7 +35,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "mring: missing command; expected one of model, verify, schedule (see mring --help)\n");
+        fprintf(stderr, "mring: missing command; see mring --help\n");
         return 2;
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -42,7 +45,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "mring: unknown command '%s'; expected one of model, verify, schedule (see mring --help)\n",
-            argv[1]);
+    fprintf(stderr, "mring: unknown command '%s'; expected one of", argv[1]);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+    fprintf(stderr, " (see mring --help)\n");
     return 2;
 }

@@ -1,0 +1,81 @@
+/*
+ * sim.h - the SimGrid back end: run every rank's schedule as SimGrid actors on a platform.
+ *
+ * Platform convention (platforms/README.md): every host that runs a rank carries the property
+ * mring_rank = its rank (0..P-1, each once); the root zone carries mring_topo = the platform's
+ * natural topology (e.g. 4x16x4).  A rank host's speed is its reduction throughput, one flop per
+ * byte of reduced output (a GPU's memory bandwidth over the 3 bytes a reduction moves per byte).
+ * Each stream of each rank is one actor on the rank's host: SEND = sg_mailbox_put_async, RECV =
+ * sg_mailbox_get_async (mailbox per receiver, sender and stream; messages of a stream between two
+ * ranks match in order, which the verifier checks against the tags), REDUCE/COPY = sg_actor_execute
+ * of the bytes (COPY counts 2/3 of a reduction, as in cost.h).
+ */
+#ifndef MRING_SIM_H
+#define MRING_SIM_H
+
+#include "algo.h"
+#include "cost.h"
+#include "schedule.h"
+
+#include <simgrid/forward.h>
+#include <stdio.h>
+
+typedef struct mring_platform {
+    char file[512];
+    mring_topo_t topo;  /* from the root zone's mring_topo */
+    int nranks;
+    sg_host_t *hosts;   /* rank -> host */
+} mring_platform_t;
+
+/*
+ * Start SimGrid with the network model of DESIGN.md section 4 (CM02, no cross-traffic), then the
+ * user's options cfgs[0..ncfgs-1] ("--cfg=name:value", which may override them), load the platform
+ * file and read its rank hosts and topology.  Returns 0; 2 with a one-line reason in err for a bad
+ * platform (unreadable, malformed, no rank hosts, ranks missing or repeated, no or bad mring_topo);
+ * -1 when memory runs out.  Call once per process.
+ */
+int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mring_platform_t *pf, char *err,
+                        size_t errlen);
+
+/*
+ * Per-dimension alpha-beta figures of the platform for topology t (which must have pf->nranks
+ * ranks): dimension i's link is the route from rank 0 to its neighbour in dimension i (latency =
+ * sum of the route's link latencies, bandwidth = the smallest); when more than one rank's route
+ * in that dimension crosses the route's narrowest link, it is a port shared by that many ranks.
+ * gamma_bw is rank 0's host speed.  Fills p.
+ */
+void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mring_cost_params_t *p);
+
+/* One traced op: rank, stream, the op, start and end in simulated seconds. */
+typedef struct mring_sim_event {
+    int rank, stream;
+    const mring_op_t *op;
+    double start, end;
+} mring_sim_event_t;
+
+typedef struct mring_sim_result {
+    double time; /* seconds from the start of the call to the last op's completion */
+    double phase_start[MRING_NPHASES][MRING_MAX_DIMS], phase_end[MRING_NPHASES][MRING_MAX_DIMS];
+    int phase_seen[MRING_NPHASES][MRING_MAX_DIMS];
+    mring_sim_event_t *events; /* when tracing: every op, times relative to the start */
+    int64_t nevents;
+    mring_rank_sched_t *scheds; /* kept while events point into them */
+    int nranks;
+} mring_sim_result_t;
+
+/*
+ * Simulate one allreduce of configuration c (c->topo must have pf->nranks ranks; rank r runs on
+ * pf->hosts[r]).  trace != 0 records every op.  Returns 0; 1 with err naming the pending ops
+ * (rank, stream, op, peer, phase, step) when the simulation ends with operations pending; -1 when
+ * memory runs out.  Free res with mring_sim_result_free.
+ */
+int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inplace, int trace,
+                   mring_sim_result_t *res, char *err, size_t errlen);
+void mring_sim_result_free(mring_sim_result_t *res);
+
+/* Write res's events as Chrome/Perfetto trace-event JSON (one process per rank, one thread per
+ * stream); written to a temporary file and renamed, so the file appears whole or not at all.
+ * Returns 0, or -1 with a reason in err. */
+int mring_sim_write_trace(const mring_sim_result_t *res, const char *path, char *err, size_t errlen);
+
+#endif

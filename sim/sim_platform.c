@@ -1,0 +1,162 @@
+/* sim_platform.c - load a SimGrid platform and read mring's conventions from it (see sim.h). */
+#include "sim.h"
+
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <simgrid/zone.h>
+#include <xbt/dynar.h>
+#include <xbt/log.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mring_sg_load_platform(const char *file, char *err, size_t errlen); /* sg_load.cpp */
+
+static int read_ranks(mring_platform_t *pf, char *err, size_t errlen)
+{
+    size_t nhosts = sg_host_count();
+    sg_host_t *all = sg_host_list();
+    int max = -1, n = 0;
+    for (size_t i = 0; i < nhosts; i++) {
+        const char *v = sg_host_get_property_value(all[i], "mring_rank");
+        if (!v)
+            continue;
+        char *end;
+        errno = 0;
+        long r = strtol(v, &end, 10);
+        if (end == v || *end || errno || r < 0 || r >= MRING_MAX_RANKS) {
+            snprintf(err, errlen, "platform %s: host %s has mring_rank '%s'; expected an integer 0..%d", pf->file,
+                     sg_host_get_name(all[i]), v, MRING_MAX_RANKS - 1);
+            free(all);
+            return 2;
+        }
+        max = r > max ? (int)r : max;
+        n++;
+    }
+    if (n == 0) {
+        snprintf(err, errlen,
+                 "platform %s has no rank hosts; add <prop id=\"mring_rank\" value=\"R\"/> to each host that runs "
+                 "a rank (R = 0..P-1)", pf->file);
+        free(all);
+        return 2;
+    }
+    pf->nranks = n;
+    pf->hosts = calloc((size_t)n, sizeof *pf->hosts);
+    for (size_t i = 0; pf->hosts && i < nhosts; i++) {
+        const char *v = sg_host_get_property_value(all[i], "mring_rank");
+        long r = v ? strtol(v, NULL, 10) : -1;
+        if (r < 0)
+            continue;
+        if (r >= n || pf->hosts[r]) {
+            snprintf(err, errlen, "platform %s: mring_rank %ld on host %s is %s; expected ranks 0..%d, each once",
+                     pf->file, r, sg_host_get_name(all[i]), r >= n ? "out of range" : "repeated", n - 1);
+            free(all);
+            return 2;
+        }
+        pf->hosts[r] = all[i];
+    }
+    free(all);
+    return pf->hosts ? 0 : -1;
+}
+
+int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mring_platform_t *pf, char *err,
+                        size_t errlen)
+{
+    const char *topo;
+    char terr[256];
+    int rc, argc = 0;
+    /* DESIGN.md section 4: alpha-beta predictions need CM02 and no cross-traffic (LV08 scales latency by
+     * 13.01 and bandwidth by 0.97; cross-traffic adds 5% reverse load); the user's --cfg come after */
+    char **argv = calloc((size_t)ncfgs + 4, sizeof *argv);
+    memset(pf, 0, sizeof *pf);
+    snprintf(pf->file, sizeof pf->file, "%s", file);
+    if (!argv)
+        return -1;
+    argv[argc++] = "mring";
+    argv[argc++] = "--cfg=network/model:CM02";
+    argv[argc++] = "--cfg=network/crosstraffic:0";
+    for (int i = 0; i < ncfgs; i++)
+        argv[argc++] = (char *)cfgs[i];
+    xbt_log_control_set("root.thresh:critical ker_engine.app:file:/dev/null");
+    simgrid_init(&argc, argv);
+    free(argv);
+    if (mring_sg_load_platform(file, err, errlen)) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "platform %s: %s", file, why);
+        return 2;
+    }
+    if ((rc = read_ranks(pf, err, errlen)))
+        return rc;
+    topo = sg_zone_get_property_value(sg_zone_get_root(), "mring_topo");
+    if (!topo) {
+        snprintf(err, errlen,
+                 "platform %s has no mring_topo; add <prop id=\"mring_topo\" value=\"d1xd2x...\"/> to the root zone "
+                 "(its product must be the %d rank hosts)", file, pf->nranks);
+        return 2;
+    }
+    if (mring_topo_parse(topo, &pf->topo, terr, sizeof terr)) {
+        snprintf(err, errlen, "platform %s: mring_topo: %s", file, terr);
+        return 2;
+    }
+    if (pf->topo.nranks != pf->nranks) {
+        snprintf(err, errlen, "platform %s: mring_topo %s has %d ranks but %d hosts carry mring_rank", file, topo,
+                 pf->topo.nranks, pf->nranks);
+        return 2;
+    }
+    return 0;
+}
+
+/* The narrowest link of the route from a to b (NULL for an empty route). */
+static const_sg_link_t narrowest(sg_host_t a, sg_host_t b)
+{
+    xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    const_sg_link_t best = NULL;
+    unsigned i;
+    sg_link_t l;
+    sg_host_get_route(a, b, links);
+    xbt_dynar_foreach (links, i, l)
+        if (!best || sg_link_get_bandwidth(l) < sg_link_get_bandwidth(best))
+            best = l;
+    xbt_dynar_free(&links);
+    return best;
+}
+
+static int route_has(sg_host_t a, sg_host_t b, const_sg_link_t link)
+{
+    xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+    unsigned i;
+    sg_link_t l;
+    int found = 0;
+    sg_host_get_route(a, b, links);
+    xbt_dynar_foreach (links, i, l)
+        found |= l == link;
+    xbt_dynar_free(&links);
+    return found;
+}
+
+void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mring_cost_params_t *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ndims = t->ndims;
+    p->gamma_bw = sg_host_get_speed(pf->hosts[0]);
+    for (int i = 0; i < t->ndims; i++) {
+        int peer = t->dims[i] > 1 ? mring_topo_neighbor(t, 0, i, 1) : 0;
+        const_sg_link_t nl;
+        int sharers = 0;
+        if (peer == 0) { /* a dimension of size 1 carries nothing: any figures do */
+            p->link[i] = (mring_link_t){0, 1e9, 0};
+            continue;
+        }
+        p->link[i].alpha = sg_host_get_route_latency(pf->hosts[0], pf->hosts[peer]);
+        p->link[i].bw = sg_host_get_route_bandwidth(pf->hosts[0], pf->hosts[peer]);
+        nl = narrowest(pf->hosts[0], pf->hosts[peer]);
+        /* ranks of the first group of stride D_i (e.g. a node) whose step in dimension i crosses it too */
+        for (int r = 0; nl && r < t->nranks && r < mring_topo_stride(t, i + 1); r++)
+            sharers += route_has(pf->hosts[r], pf->hosts[mring_topo_neighbor(t, r, i, 1)], nl);
+        p->link[i].share = sharers > 1 ? sharers : 0;
+    }
+}

@@ -1,0 +1,286 @@
+/* sim_run.c - the SimGrid transport of the interpreter and one simulated allreduce (see sim.h). */
+#include "sim.h"
+
+#include "interp.h"
+
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run run_t;
+
+typedef struct stream_ctx {
+    run_t *run;
+    int rank, stream;
+    mring_rank_sched_t view; /* the rank's schedule restricted to this stream */
+    mring_interp_t it;
+    int started, done, failed;
+    double end;
+} stream_ctx_t;
+
+struct run {
+    const mring_config_t *c;
+    int inplace, trace;
+    double t0;
+    mring_sim_result_t *res;
+    int64_t capevents;
+    int oom;
+};
+
+typedef struct req {
+    sg_comm_t comm;
+    void *data;
+    const mring_op_t *op;
+    double start;
+    int done;
+} req_t;
+
+static void record(stream_ctx_t *s, const mring_op_t *op, double start, double end)
+{
+    run_t *run = s->run;
+    mring_sim_result_t *res = run->res;
+    int ph = op->phase, d = op->dim < 0 ? 0 : op->dim;
+    start -= run->t0;
+    end -= run->t0;
+    if (!res->phase_seen[ph][d] || start < res->phase_start[ph][d])
+        res->phase_start[ph][d] = start;
+    if (!res->phase_seen[ph][d] || end > res->phase_end[ph][d])
+        res->phase_end[ph][d] = end;
+    res->phase_seen[ph][d] = 1;
+    if (!run->trace || run->oom)
+        return;
+    if (res->nevents == run->capevents) {
+        int64_t cap = run->capevents ? 2 * run->capevents : 4096;
+        mring_sim_event_t *ev = realloc(res->events, (size_t)cap * sizeof *ev);
+        if (!ev) {
+            run->oom = 1;
+            return;
+        }
+        res->events = ev;
+        run->capevents = cap;
+    }
+    res->events[res->nevents++] = (mring_sim_event_t){s->rank, s->stream, op, start, end};
+}
+
+static sg_mailbox_t mailbox(int dst, int src, int stream)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%d<%d#%d", dst, src, stream);
+    return sg_mailbox_by_name(name);
+}
+
+static int t_comm(void *ctx, const mring_op_t *op, void **out, int is_send)
+{
+    stream_ctx_t *s = ctx;
+    req_t *r = calloc(1, sizeof *r);
+    double bytes = (double)op->count * (double)s->run->c->elsize;
+    if (!r)
+        return -1;
+    r->op = op;
+    r->start = simgrid_get_clock();
+    r->comm = is_send ? sg_mailbox_put_async(mailbox(op->peer, s->rank, s->stream), s, (long)bytes)
+                      : sg_mailbox_get_async(mailbox(s->rank, op->peer, s->stream), &r->data);
+    *out = r;
+    return 0;
+}
+
+static int t_isend(void *ctx, int stream, const mring_op_t *op, void **req)
+{
+    (void)stream;
+    return t_comm(ctx, op, req, 1);
+}
+
+static int t_irecv(void *ctx, int stream, const mring_op_t *op, void **req)
+{
+    (void)stream;
+    return t_comm(ctx, op, req, 0);
+}
+
+/* A reduction moves 3 bytes per byte of result, a copy 2: the host's speed is bytes of result per second. */
+static int t_compute(stream_ctx_t *s, const mring_op_t *op, double factor, void **req)
+{
+    double start = simgrid_get_clock();
+    sg_actor_execute(factor * (double)op->count * (double)s->run->c->elsize);
+    record(s, op, start, simgrid_get_clock());
+    *req = NULL;
+    return 0;
+}
+
+static int t_reduce(void *ctx, int stream, const mring_op_t *op, void **req)
+{
+    (void)stream;
+    return t_compute(ctx, op, 1.0, req);
+}
+
+static int t_copy(void *ctx, int stream, const mring_op_t *op, void **req)
+{
+    (void)stream;
+    return t_compute(ctx, op, 2.0 / 3.0, req);
+}
+
+static int t_test(void *ctx, void *vreq, int *done)
+{
+    req_t *r = vreq;
+    if (!r->done && sg_comm_test(r->comm)) /* releases the comm when it has finished */
+        r->done = 1;
+    *done = r->done;
+    if (r->done) {
+        record(ctx, r->op, r->start, simgrid_get_clock());
+        free(r);
+    }
+    return 0;
+}
+
+static int t_wait_any(void *ctx, void **reqs, int n)
+{
+    sg_comm_t *comms = malloc((size_t)n * sizeof *comms);
+    int *which = malloc((size_t)n * sizeof *which), k = 0;
+    (void)ctx;
+    if (!comms || !which) {
+        free(comms);
+        free(which);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (!((req_t *)reqs[i])->done) {
+            comms[k] = ((req_t *)reqs[i])->comm;
+            which[k++] = i;
+        }
+    if (k > 0) {
+        ssize_t pos = sg_comm_wait_any(comms, (size_t)k); /* releases the finished comm */
+        if (pos >= 0)
+            ((req_t *)reqs[which[pos]])->done = 1;
+    }
+    free(comms);
+    free(which);
+    return 0;
+}
+
+static void stream_main(int argc, char **argv)
+{
+    static const mring_transport_t ops = {NULL, t_isend, t_irecv, t_reduce, t_copy, t_test, t_wait_any};
+    stream_ctx_t *s = sg_actor_get_data(sg_actor_self());
+    mring_transport_t tp = ops;
+    (void)argc, (void)argv;
+    tp.ctx = s;
+    s->it.tp = NULL;
+    if (mring_interp_init(&s->it, &s->view, &tp, s->run->inplace)) {
+        s->failed = 1;
+        return;
+    }
+    s->started = 1;
+    /* the transport table lives on this actor's stack: the interpreter keeps a pointer to it */
+    if (mring_interp_run(&s->it, 0) == 0) {
+        s->done = 1;
+        s->end = simgrid_get_clock();
+    } else {
+        s->failed = 1;
+    }
+    if (s->done) {
+        mring_interp_free(&s->it);
+        s->started = 0;
+    }
+}
+
+static void describe_pending(stream_ctx_t *ctxs, int n, char *err, size_t errlen)
+{
+    size_t used = (size_t)snprintf(err, errlen, "the simulation ended with operations pending: ");
+    int shown = 0;
+    for (int i = 0; i < n && used < errlen; i++) {
+        char d[512];
+        if (ctxs[i].done)
+            continue;
+        if (shown == 3) {
+            snprintf(err + used, errlen - used, "; ...");
+            break;
+        }
+        if (ctxs[i].started) {
+            mring_interp_describe(&ctxs[i].it, d, sizeof d, 1);
+            d[sizeof d - 1] = '\0';
+        } else {
+            snprintf(d, sizeof d, "rank %d stream %d did not start", ctxs[i].rank, ctxs[i].stream);
+        }
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s", shown++ ? "; " : "", d);
+    }
+}
+
+void mring_sim_result_free(mring_sim_result_t *res)
+{
+    if (res->scheds)
+        for (int r = 0; r < res->nranks; r++)
+            mring_rank_sched_free(&res->scheds[r]);
+    free(res->scheds);
+    free(res->events);
+    memset(res, 0, sizeof *res);
+}
+
+static int spawn(const mring_platform_t *pf, run_t *run, stream_ctx_t *ctxs, int *nctx)
+{
+    mring_sim_result_t *res = run->res;
+    for (int r = 0; r < res->nranks; r++) {
+        if (mring_generate(run->c, r, &res->scheds[r]))
+            return -1;
+        for (int j = 0; j < res->scheds[r].nstreams; j++) {
+            stream_ctx_t *s = &ctxs[(*nctx)++];
+            char name[48];
+            s->run = run;
+            s->rank = r;
+            s->stream = j;
+            s->view = res->scheds[r];
+            s->view.nstreams = 1;
+            s->view.streams = &res->scheds[r].streams[j];
+            snprintf(name, sizeof name, "rank%d.%d", r, j);
+            sg_actor_t a = sg_actor_init(name, pf->hosts[r]);
+            sg_actor_set_data(a, s);
+            sg_actor_start(a, stream_main, 0, NULL);
+        }
+    }
+    return 0;
+}
+
+int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inplace, int trace,
+                   mring_sim_result_t *res, char *err, size_t errlen)
+{
+    run_t run = {c, inplace, trace, simgrid_get_clock(), res, 0, 0};
+    int S = mring_config_nstreams(c), nctx = 0, rc = 0;
+    stream_ctx_t *ctxs = calloc((size_t)pf->nranks * (size_t)S, sizeof *ctxs);
+    memset(res, 0, sizeof *res);
+    res->nranks = pf->nranks;
+    res->scheds = calloc((size_t)pf->nranks, sizeof *res->scheds);
+    if (!ctxs || !res->scheds || spawn(pf, &run, ctxs, &nctx)) {
+        free(ctxs);
+        mring_sim_result_free(res);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    simgrid_run();
+    for (int i = 0; i < nctx; i++) {
+        if (!ctxs[i].done)
+            rc = 1;
+        else if (ctxs[i].end - run.t0 > res->time)
+            res->time = ctxs[i].end - run.t0;
+    }
+    if (rc)
+        describe_pending(ctxs, nctx, err, errlen);
+    if (run.oom) {
+        snprintf(err, errlen, "out of memory recording the trace");
+        rc = -1;
+    }
+    for (int i = 0; i < nctx; i++)
+        if (ctxs[i].started)
+            mring_interp_free(&ctxs[i].it);
+    free(ctxs);
+    if (!trace) { /* the schedules are only kept for the trace's events */
+        for (int r = 0; r < res->nranks; r++)
+            mring_rank_sched_free(&res->scheds[r]);
+        free(res->scheds);
+        res->scheds = NULL;
+    }
+    return rc;
+}
