@@ -15,6 +15,9 @@ static const struct {
 #ifdef MRING_HAVE_SIMGRID
     {"simulate", cmd_simulate, "predicted allreduce time per size by SimGrid simulation of a platform"},
 #endif
+#ifdef MRING_HAVE_LIBXML2
+    {"platform", cmd_platform, "write a SimGrid platform: minsky, dgx1, bigbasin or a generic cluster"},
+#endif
     {"model", cmd_model, "predicted allreduce time per size from the alpha-beta-gamma model"},
     {"verify", cmd_verify, "prove schedules correct (matching, no deadlock, exact and identical results)"},
     {"schedule", cmd_schedule, "print one rank's schedule"},

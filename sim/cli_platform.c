@@ -1,0 +1,107 @@
+/* cli_platform.c - `mring platform`: write a SimGrid platform (minsky, dgx1, bigbasin, cluster). */
+#include "cli.h"
+
+#include "platgen.h"
+#include "units.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: mring platform minsky|dgx1|bigbasin|cluster [options] -o FILE\n\n"
+           "Write a SimGrid platform (XML 4.1): node zones with GPUs (the rank hosts, property mring_rank),\n"
+           "CPUs, NVLink, X-bus and PCIe; a leaf switch per rack; spine uplinks; the natural topology in\n"
+           "the root zone's mring_topo (GPUs per node x nodes per rack x racks).  Every figure's source is\n"
+           "in an XML comment.  Kinds and their defaults:\n"
+           "  minsky    64 IBM S822LC (4 P100, NVLink 1.0 triangles per socket, X-bus, 1 EDR) in 4 racks\n"
+           "  dgx1      32 NVIDIA DGX-1 P100 (hybrid cube-mesh NVLink, 4 EDR) in 2 racks\n"
+           "  bigbasin  32 Facebook Big Basin (8 P100, cube-mesh NVLink, one 50 GbE NIC) in 2 racks\n"
+           "  cluster   8 generic nodes of 1 GPU on a crossbar (contention-free test platforms)\n\n"
+           "  -o, --output FILE      where to write (required); written whole or not at all\n"
+           "  --name ID              root zone id (default minsky-64, dgx1-p100-32, bigbasin-32, cluster)\n"
+           "  --nodes N, --racks R   nodes and racks (R divides N)\n"
+           "  --gpus-per-node G      GPUs per node (minsky: 4, dgx1/bigbasin: 8, cluster: any)\n"
+           "  --nics K               NIC ports per node (minsky 1-2, dgx1 1-4)\n"
+           "  --nic-bw B, --nic-lat T        one NIC port, e.g. 12.5GBps, 100Gbps; 0.5us per side\n"
+           "  --nvlink-bw B, --nvlink-lat T  one NVLink edge (or crossbar link), per direction\n"
+           "  --xbus-bw B            CPU-CPU link (X-bus, QPI)\n"
+           "  --pcie-bw B            PCIe link (GPU or NIC to CPU or switch)\n"
+           "  --gpu-speed B          reduction throughput, bytes of result per second (e.g. 244GBps)\n"
+           "  --oversubscription X   rack uplink = nodes per rack x NICs x NIC bandwidth / X (default 1)\n");
+}
+
+enum { OPT_NODES = OPT_FIRST_FREE, OPT_RACKS, OPT_GPN, OPT_NICS, OPT_NICBW, OPT_NICLAT, OPT_NVBW, OPT_NVLAT,
+       OPT_XBUS, OPT_PCIE, OPT_SPEED, OPT_OVER, OPT_NAME };
+
+static double bw(const char *cmd, const char *flag, const char *s)
+{
+    double v;
+    if (mring_parse_bandwidth(s, &v))
+        cli_usage_error(cmd, "%s '%s' is not valid; expected a rate like 12.5GBps or 100Gbps", flag, s);
+    return v;
+}
+
+static double lat(const char *cmd, const char *flag, const char *s)
+{
+    double v;
+    if (mring_parse_time(s, &v))
+        cli_usage_error(cmd, "%s '%s' is not valid; expected a time like 0.5us", flag, s);
+    return v;
+}
+
+int cmd_platform(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'},      {"nodes", required_argument, 0, OPT_NODES},
+        {"racks", required_argument, 0, OPT_RACKS}, {"gpus-per-node", required_argument, 0, OPT_GPN},
+        {"nics", required_argument, 0, OPT_NICS},   {"nic-bw", required_argument, 0, OPT_NICBW},
+        {"nic-lat", required_argument, 0, OPT_NICLAT}, {"nvlink-bw", required_argument, 0, OPT_NVBW},
+        {"nvlink-lat", required_argument, 0, OPT_NVLAT}, {"xbus-bw", required_argument, 0, OPT_XBUS},
+        {"pcie-bw", required_argument, 0, OPT_PCIE}, {"gpu-speed", required_argument, 0, OPT_SPEED},
+        {"oversubscription", required_argument, 0, OPT_OVER}, {"name", required_argument, 0, OPT_NAME},
+        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+    const char *cmd = "platform", *out = NULL;
+    mring_platgen_t g;
+    char err[512];
+    int opt;
+    if (argc < 2 || argv[1][0] == '-') {
+        if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+            help();
+            return 0;
+        }
+        cli_usage_error(cmd, "missing the kind; expected minsky, dgx1, bigbasin or cluster");
+    }
+    if (mring_platgen_defaults(argv[1], &g))
+        cli_usage_error(cmd, "kind '%s' is unknown; expected minsky, dgx1, bigbasin or cluster", argv[1]);
+    optind = 2;
+    while ((opt = cli_getopt(cmd, argc, argv, "o:h", opts)) != -1) {
+        switch (opt) {
+        case 'o': out = optarg; break;
+        case OPT_NODES: g.nodes = cli_int(cmd, "--nodes", optarg, 1, 65536); break;
+        case OPT_RACKS: g.racks = cli_int(cmd, "--racks", optarg, 1, 65536); break;
+        case OPT_GPN: g.gpus_per_node = cli_int(cmd, "--gpus-per-node", optarg, 1, 65536); break;
+        case OPT_NICS: g.nics = cli_int(cmd, "--nics", optarg, 1, 64); break;
+        case OPT_NICBW: g.nic_bw = bw(cmd, "--nic-bw", optarg); break;
+        case OPT_NICLAT: g.nic_lat = lat(cmd, "--nic-lat", optarg); break;
+        case OPT_NVBW: g.nvlink_bw = bw(cmd, "--nvlink-bw", optarg); break;
+        case OPT_NVLAT: g.nvlink_lat = lat(cmd, "--nvlink-lat", optarg); break;
+        case OPT_XBUS: g.xbus_bw = bw(cmd, "--xbus-bw", optarg); break;
+        case OPT_PCIE: g.pcie_bw = bw(cmd, "--pcie-bw", optarg); break;
+        case OPT_SPEED: g.gpu_speed = bw(cmd, "--gpu-speed", optarg); break;
+        case OPT_OVER: g.oversubscription = cli_double(cmd, "--oversubscription", optarg, 1e-9); break;
+        case OPT_NAME: g.name = optarg; break;
+        case 'h': help(); return 0;
+        }
+    }
+    if (optind < argc)
+        cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!out)
+        cli_usage_error(cmd, "-o FILE is required");
+    if (mring_platgen_check(&g, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+    if (mring_platgen_write(&g, out, err, sizeof err))
+        cli_fail(cmd, "%s", err);
+    return 0;
+}
