@@ -96,3 +96,16 @@ double mring_cost_closed(const struct mring_config *c, const mring_cost_params_t
         return 0;
     return mring_gen_get(c->algo)->closed_form(c, p, inplace);
 }
+
+char *mring_links_format(const mring_cost_params_t *p, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < p->ndims && used < len; i++) {
+        used += (size_t)snprintf(buf + used, len - used, "%s%.4gus:%.4gGBps", i ? "," : "", p->link[i].alpha * 1e6,
+                                 p->link[i].bw / 1e9);
+        if (p->link[i].share && used < len)
+            used += (size_t)snprintf(buf + used, len - used, ":%d", p->link[i].share);
+    }
+    return buf;
+}

@@ -66,6 +66,9 @@ typedef struct mring_cost_params {
 int mring_links_parse(const char *s, const mring_topo_t *t, mring_cost_params_t *p, char *err,
                       size_t errlen);
 
+/* Format p as --links would take it ("1us:36GBps,2us:12.5GBps:4"). Returns buf. */
+char *mring_links_format(const mring_cost_params_t *p, char *buf, size_t len);
+
 /* Time of a message of `bytes` on dimension dim's link shared by m flows (seconds). */
 double mring_cost_msg(const mring_cost_params_t *p, int dim, double bytes, double m);
 /* Time of a REDUCE (copy = 0) or COPY (copy = 1) of `bytes`, m_g streams sharing the GPU. */

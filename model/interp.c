@@ -117,9 +117,9 @@ int mring_interp_progress(mring_interp_t *it)
                 /* the blocker may have completed meanwhile */
                 if ((r = reap(it, s)) < 0)
                     return MRING_INTERP_ERROR;
+                moved |= r > 0;
                 if (r == 0 || blocked(it, s, op))
                     break;
-                moved = 1;
             }
             if (post(it, s, op, &req)) {
                 it->failed = 1;

@@ -68,8 +68,8 @@ int mring_interp_progress(mring_interp_t *it);
  * 1 on timeout (mring_interp_describe tells which ops are stuck). */
 int mring_interp_run(mring_interp_t *it, double timeout_s);
 
-/* Describe the ops in flight or blocked, one "rank R stream S op K: ..." entry
- * per stream (at most `max` entries), into buf. */
+/* Describe the ops in flight or blocked, one "rank R stream S op K (in flight|not issued): ..."
+ * entry per stream (at most `max` entries), into buf. */
 void mring_interp_describe(const mring_interp_t *it, char *buf, size_t len, int max);
 
 #endif

@@ -3,6 +3,9 @@
 
 #include "cost.h"
 #include "units.h"
+#ifdef MRING_HAVE_SIMGRID
+#include "sim.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,7 @@
 static void help(void)
 {
     printf("usage: mring model --topo T [--algo A] [--rings R] [--segment BYTES] --links LAT:BW[:SHARE],...\n"
+           "       mring model --platform FILE [--topo T] [...]\n"
            "                   [--gamma BW] [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--type T] [--op OP]\n"
            "                   [--inplace] [--method closed|walk] [--format table|csv|json]\n\n"
            "Predict the allreduce time per size with the alpha-beta-gamma model (Thakur, Rabenseifner and\n"
@@ -20,6 +24,10 @@ static void help(void)
            "                    LAT:BW is a point-to-point link to each ring neighbour (NVLink);\n"
            "                    LAT:BW:SHARE is a network port shared by SHARE consecutive ranks\n"
            "                    (e.g. 4 GPUs behind one EDR port: 2us:12.5GBps:4).  Required\n"
+           "  --platform FILE   take the links from a SimGrid platform instead: dimension i is the route from\n"
+           "                    rank 0 to its neighbour in dimension i (latency summed, narrowest bandwidth,\n"
+           "                    shared when other ranks' routes cross the same narrowest link); gamma is the\n"
+           "                    rank host's speed; --topo defaults to the platform's mring_topo\n"
            "  --gamma BW        reduction throughput per GPU (bytes of result per second, e.g. 240GBps\n"
            "                    for a P100's 720 GB/s over 3 bytes moved per byte reduced); default: free\n"
            "  -b, --minbytes S  smallest size (K/M/G = powers of two), default 32M\n"
@@ -34,7 +42,36 @@ static void help(void)
            cli_conf_help);
 }
 
-enum { OPT_LINKS = OPT_FIRST_FREE, OPT_GAMMA, OPT_OP, OPT_INPLACE, OPT_METHOD, OPT_FORMAT };
+enum { OPT_LINKS = OPT_FIRST_FREE, OPT_GAMMA, OPT_OP, OPT_INPLACE, OPT_METHOD, OPT_FORMAT, OPT_PLATFORM };
+
+/* Per-dimension links from a SimGrid platform's routes (sim.h), or an error without SimGrid. */
+static void platform_links(const char *cmd, const char *file, cli_conf_t *cc, char *topo, size_t topolen,
+                           mring_cost_params_t *p, int gamma_given)
+{
+#ifdef MRING_HAVE_SIMGRID
+    mring_platform_t pf;
+    mring_topo_t t;
+    char err[1024];
+    double gamma = p->gamma_bw;
+    int rc = mring_platform_load(NULL, 0, file, &pf, err, sizeof err);
+    if (rc)
+        rc == 2 ? cli_usage_error(cmd, "%s", err) : cli_fail(cmd, "%s", err);
+    if (!cc->topo_s)
+        cc->topo_s = mring_topo_format(&pf.topo, topo, topolen);
+    if (mring_topo_parse(cc->topo_s, &t, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+    if (t.nranks != pf.nranks)
+        cli_usage_error(cmd, "--topo %s has %d ranks; platform %s has %d rank hosts", cc->topo_s, t.nranks, file,
+                        pf.nranks);
+    mring_platform_params(&pf, &t, p);
+    if (gamma_given)
+        p->gamma_bw = gamma;
+    free(pf.hosts);
+#else
+    (void)file, (void)cc, (void)topo, (void)topolen, (void)p, (void)gamma_given;
+    cli_usage_error(cmd, "--platform needs SimGrid, and this mring was built without it (install libsimgrid-dev)");
+#endif
+}
 
 int cmd_model(int argc, char **argv)
 {
@@ -45,10 +82,13 @@ int cmd_model(int argc, char **argv)
                                          {"inplace", no_argument, 0, OPT_INPLACE},
                                          {"method", required_argument, 0, OPT_METHOD},
                                          {"format", required_argument, 0, OPT_FORMAT},
+                                         {"platform", required_argument, 0, OPT_PLATFORM},
                                          CLI_SWEEP_OPTIONS,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *cmd = "model", *links_s = NULL, *method_s = NULL;
+    const char *cmd = "model", *links_s = NULL, *method_s = NULL, *platform = NULL;
+    int gamma_given = 0;
+    char ptopo[128];
     cli_sweep_t sweep = cli_sweep_default();
     cli_conf_t cc = {0};
     mring_config_t c;
@@ -58,15 +98,17 @@ int cmd_model(int argc, char **argv)
     mring_cost_params_t p = {0};
     int opt, inplace = 0, walk, nsizes;
     int64_t sizes[4096];
-    char err[256], topo[128], rings[128], title[512];
+    char err[256], topo[128], rings[128], title[1024], links[512];
     while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:h", opts)) != -1) {
         if (cli_conf_opt(&cc, opt, optarg) || cli_sweep_opt(cmd, &sweep, opt, optarg))
             continue;
         switch (opt) {
         case OPT_LINKS: links_s = optarg; break;
+        case OPT_PLATFORM: platform = optarg; break;
         case OPT_GAMMA:
             if (mring_parse_bandwidth(optarg, &p.gamma_bw))
                 cli_usage_error(cmd, "--gamma '%s' is not valid; expected a rate like 240GBps", optarg);
+            gamma_given = 1;
             break;
         case OPT_OP:
             if (mring_redop_parse(optarg, &op))
@@ -83,10 +125,15 @@ int cmd_model(int argc, char **argv)
     }
     if (optind < argc)
         cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (links_s && platform)
+        cli_usage_error(cmd, "--links and --platform both given; expected one description of the links");
+    if (platform)
+        platform_links(cmd, platform, &cc, ptopo, sizeof ptopo, &p, gamma_given);
     cli_conf_build(cmd, &cc, 0, NULL, &c, &dtype);
-    if (!links_s)
-        cli_usage_error(cmd, "--links is required: one LAT:BW[:SHARE] per dimension, e.g. 1us:36GBps,2us:12.5GBps:4");
-    if (mring_links_parse(links_s, &c.topo, &p, err, sizeof err))
+    if (!links_s && !platform)
+        cli_usage_error(cmd, "--links or --platform is required: one LAT:BW[:SHARE] per dimension, e.g. "
+                             "1us:36GBps,2us:12.5GBps:4");
+    if (links_s && mring_links_parse(links_s, &c.topo, &p, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
     if (method_s && strcmp(method_s, "closed") && strcmp(method_s, "walk"))
         cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", method_s);
@@ -95,8 +142,9 @@ int cmd_model(int argc, char **argv)
     nsizes = cli_sweep_sizes(cmd, &sweep, (int64_t)c.elsize, sizes, 4096);
     mring_topo_format(&c.topo, topo, sizeof topo);
     mring_rings_format(&c, rings, sizeof rings);
-    snprintf(title, sizeof title, "mring model: %s on %s (%d ranks), rings %s, links %s, %s, %s%s", mring_algo_name(c.algo),
-             topo, c.topo.nranks, rings, links_s, walk ? "schedule walk" : "closed form",
+    snprintf(title, sizeof title, "mring model: %s on %s (%d ranks), rings %s, links %s%s%s, %s, %s%s", mring_algo_name(c.algo),
+             topo, c.topo.nranks, rings, mring_links_format(&p, links, sizeof links), platform ? " from " : "",
+             platform ? platform : "", walk ? "schedule walk" : "closed form",
              inplace ? "in place" : "out of place", c.segment ? ", pipelined" : "");
     mring_report_t *rep = mring_report_open(stdout, fmt, 0, title);
     if (!rep)

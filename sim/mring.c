@@ -14,6 +14,7 @@ static const struct {
 } commands[] = {
 #ifdef MRING_HAVE_SIMGRID
     {"simulate", cmd_simulate, "predicted allreduce time per size by SimGrid simulation of a platform"},
+    {"route", cmd_route, "the links of a platform's route between two hosts or ranks"},
 #endif
 #ifdef MRING_HAVE_LIBXML2
     {"platform", cmd_platform, "write a SimGrid platform: minsky, dgx1, bigbasin or a generic cluster"},

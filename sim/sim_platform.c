@@ -91,6 +91,7 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
     }
     if ((rc = read_ranks(pf, err, errlen)))
         return rc;
+    simgrid_run(); /* no actors yet: this only seals the platform (Floyd zones compute their routes) */
     topo = sg_zone_get_property_value(sg_zone_get_root(), "mring_topo");
     if (!topo) {
         snprintf(err, errlen,
