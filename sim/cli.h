@@ -75,5 +75,6 @@ int cmd_model(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 int cmd_route(int argc, char **argv);
+int cmd_tune(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const struct {
 } commands[] = {
 #ifdef MRING_HAVE_SIMGRID
     {"simulate", cmd_simulate, "predicted allreduce time per size by SimGrid simulation of a platform"},
+    {"tune", cmd_tune, "the best configuration per size on a platform: model-pruned, simulation-confirmed"},
     {"route", cmd_route, "the links of a platform's route between two hosts or ranks"},
 #endif
 #ifdef MRING_HAVE_LIBXML2

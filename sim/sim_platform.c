@@ -158,6 +158,12 @@ void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mr
         /* ranks of the first group of stride D_i (e.g. a node) whose step in dimension i crosses it too */
         for (int r = 0; nl && r < t->nranks && r < mring_topo_stride(t, i + 1); r++)
             sharers += route_has(pf->hosts[r], pf->hosts[mring_topo_neighbor(t, r, i, 1)], nl);
-        p->link[i].share = sharers > 1 ? sharers : 0;
+        /* a port when other ranks cross it too, or when rank 0's route to its other neighbour does
+         * (a rank with a single way out); otherwise a point-to-point link per neighbour (NVLink) */
+        int left = mring_topo_neighbor(t, 0, i, -1);
+        if (sharers > 1 || (nl && left != peer && route_has(pf->hosts[0], pf->hosts[left], nl)))
+            p->link[i].share = sharers > 1 ? sharers : 1;
+        else
+            p->link[i].share = 0;
     }
 }

@@ -1,0 +1,137 @@
+/* cli_tune.c - `mring tune`: the best configuration per size on a platform, a tuning file, a plot. */
+#include "cli.h"
+
+#include "tune.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void help(void)
+{
+    printf("usage: mring tune --platform FILE [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--type T]\n"
+           "                  [--out tuning.json] [--plot FILE.png] [--cfg NAME:VALUE]\n\n"
+           "Search, for every size, the topology factorisations the platform's hierarchy allows (e.g.\n"
+           "4x16x4, 4x64, 2x2x16x4, 256), rings per dimension (1..8), algorithms (multiring, ring, rd,\n"
+           "rabenseifner, hier), recursive halving per dimension and 1 MiB pipelining: rank them with the\n"
+           "closed-form model on the platform's links, simulate the best few and the best of each\n"
+           "algorithm, and print the fastest simulated configuration with its speed-up over the flat ring\n"
+           "and over rabenseifner.\n\n"
+           "  --platform FILE   SimGrid platform with mring_rank hosts and mring_topo (required)\n"
+           "  -b, -e, -f, -i    size sweep (default 1K..1G, factor 2)\n"
+           "  --type T          element type (default float32)\n"
+           "  --out FILE        write the tuning file (JSON: size ranges -> configuration) for the executor\n"
+           "  --plot FILE.png   draw busbw against size for the best configuration of each algorithm (gnuplot)\n"
+           "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n");
+}
+
+enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OUT, OPT_PLOT, OPT_CFG };
+
+typedef struct tune_opts {
+    const char *platform, *out, *plot, *type, *cfgs[64];
+    int ncfgs;
+    cli_sweep_t sweep;
+} tune_opts_t;
+
+static void parse(const char *cmd, int argc, char **argv, tune_opts_t *o)
+{
+    static const struct option opts[] = {CLI_SWEEP_OPTIONS,
+                                         {"platform", required_argument, 0, OPT_PLATFORM},
+                                         {"out", required_argument, 0, OPT_OUT},
+                                         {"plot", required_argument, 0, OPT_PLOT},
+                                         {"type", required_argument, 0, OPT_TYPE},
+                                         {"cfg", required_argument, 0, OPT_CFG},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    static char cfgbuf[64][256];
+    int opt;
+    while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:h", opts)) != -1) {
+        if (cli_sweep_opt(cmd, &o->sweep, opt, optarg))
+            continue;
+        switch (opt) {
+        case OPT_PLATFORM: o->platform = optarg; break;
+        case OPT_OUT: o->out = optarg; break;
+        case OPT_PLOT: o->plot = optarg; break;
+        case OPT_TYPE: o->type = optarg; break;
+        case OPT_CFG:
+            if (!strchr(optarg, ':') || o->ncfgs == 64)
+                cli_usage_error(cmd, "--cfg '%s' is not valid; expected NAME:VALUE", optarg);
+            snprintf(cfgbuf[o->ncfgs], sizeof cfgbuf[0], "--cfg=%s", optarg);
+            o->cfgs[o->ncfgs] = cfgbuf[o->ncfgs];
+            o->ncfgs++;
+            break;
+        case 'h': help(); exit(0);
+        }
+    }
+    if (optind < argc)
+        cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!o->platform)
+        cli_usage_error(cmd, "--platform is required (e.g. --platform platforms/minsky-64.xml)");
+}
+
+static void describe(const mring_config_t *c, char *buf, size_t len)
+{
+    char topo[64], rings[64];
+    size_t used = (size_t)snprintf(buf, len, "%s %s rings %s", mring_algo_name(c->algo),
+                                   mring_topo_format(&c->topo, topo, sizeof topo), mring_rings_format(c, rings, sizeof rings));
+    if (c->dim_algo[0] == MRING_DIM_RABENSEIFNER && used < len)
+        used += (size_t)snprintf(buf + used, len - used, " halving");
+    if (c->segment && used < len)
+        snprintf(buf + used, len - used, " seg %lldK", (long long)(c->segment >> 10));
+}
+
+static void print_row(const mring_tune_size_t *s, int P)
+{
+    char d[160];
+    describe(&s->best.c, d, sizeof d);
+    printf("  %12lld  %-40s %11.2f %8.2f %8.2fx %8.2fx\n", (long long)s->size, d, s->best.time * 1e6,
+           mring_busbw_gbps(s->size, s->best.time * 1e6, P), s->best.time > 0 ? s->ring_time / s->best.time : 1.0,
+           s->best.time > 0 ? s->rabenseifner_time / s->best.time : 1.0);
+    fflush(stdout);
+}
+
+int cmd_tune(int argc, char **argv)
+{
+    const char *cmd = "tune";
+    tune_opts_t o = {0};
+    mring_platform_t pf;
+    mring_dtype_t dtype = MRING_FLOAT32;
+    int64_t sizes[4096];
+    char err[1024], topo[64];
+    int rc, n;
+    o.sweep = (cli_sweep_t){1024, 1 << 30, 0, 2, "1K", "1G", NULL};
+    parse(cmd, argc, argv, &o);
+    if (o.type && mring_dtype_parse(o.type, &dtype))
+        cli_usage_error(cmd, "--type '%s' is unknown; expected one of %s", o.type, mring_dtype_list());
+    n = cli_sweep_sizes(cmd, &o.sweep, (int64_t)mring_dtype_size(dtype), sizes, 4096);
+    if ((rc = mring_platform_load(o.cfgs, o.ncfgs, o.platform, &pf, err, sizeof err)))
+        rc == 2 ? cli_usage_error(cmd, "%s", err) : cli_fail(cmd, "%s", err);
+    mring_tune_t *t = mring_tune_new(&pf, mring_dtype_size(dtype));
+    mring_tune_size_t *res = calloc((size_t)n, sizeof *res);
+    if (!t || !res)
+        cli_fail(cmd, "out of memory");
+    printf("# mring tune: platform %s, %d ranks (natural topology %s), %s, %d candidate configurations\n",
+           o.platform, pf.nranks, mring_topo_format(&pf.topo, topo, sizeof topo), mring_dtype_name(dtype),
+           mring_tune_ncandidates(t));
+    printf("# %12s  %-40s %11s %8s %9s %9s\n#%14s  %-40s %11s %8s %9s %9s\n", "size", "best configuration",
+           "time", "busbw", "vs ring", "vs raben.", "(B)", "", "(us)", "(GB/s)", "", "");
+    for (int i = 0; i < n; i++) {
+        if (isatty(2))
+            fprintf(stderr, "\rtune: size %d/%d (%lld bytes)...", i + 1, n, (long long)sizes[i]);
+        if (mring_tune_size(t, sizes[i], &res[i], err, sizeof err))
+            cli_fail(cmd, "tuning %lld bytes: %s", (long long)sizes[i], err);
+        if (isatty(2))
+            fprintf(stderr, "\r\033[K");
+        print_row(&res[i], pf.nranks);
+    }
+    if (o.out && mring_tune_write_file(o.out, o.platform, res, n, pf.nranks, mring_dtype_name(dtype), err, sizeof err))
+        cli_fail(cmd, "%s", err);
+    if (o.plot && mring_tune_plot(o.plot, res, n, pf.nranks, err, sizeof err))
+        cli_fail(cmd, "%s", err);
+    mring_tune_free(t);
+    free(res);
+    free(pf.hosts);
+    return 0;
+}

@@ -1,0 +1,261 @@
+/* tune.c - candidate configurations, model pruning and simulated confirmation (see tune.h). */
+#include "tune.h"
+
+#include "cost.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOPOS 256
+
+typedef struct cand {
+    mring_config_t c;
+    int topo; /* index into topos */
+    double model;
+} cand_t;
+
+struct mring_tune {
+    const mring_platform_t *pf;
+    size_t elsize;
+    mring_topo_t topos[MAX_TOPOS];
+    mring_cost_params_t params[MAX_TOPOS]; /* links of each topology from the platform's routes */
+    int ntopos;
+    cand_t *cands;
+    int ncands, capcands;
+};
+
+static int topo_known(const mring_tune_t *t, const mring_topo_t *x)
+{
+    for (int i = 0; i < t->ntopos; i++)
+        if (t->topos[i].ndims == x->ndims && !memcmp(t->topos[i].dims, x->dims, sizeof(int) * (size_t)x->ndims))
+            return 1;
+    return 0;
+}
+
+/* Every way of merging adjacent factors of f[0..n-1]. */
+static void coarsen(mring_tune_t *t, const int *f, int n)
+{
+    for (unsigned mask = 0; mask < (1u << (n - 1)) && t->ntopos < MAX_TOPOS; mask++) {
+        mring_topo_t x = {0};
+        int cur = f[0];
+        for (int i = 1; i < n; i++) {
+            if (mask >> (i - 1) & 1)
+                cur *= f[i];
+            else {
+                x.dims[x.ndims++] = cur;
+                cur = f[i];
+            }
+        }
+        x.dims[x.ndims++] = cur;
+        x.nranks = t->pf->nranks;
+        if (x.ndims <= MRING_MAX_DIMS && !topo_known(t, &x))
+            t->topos[t->ntopos++] = x;
+    }
+}
+
+/* Split natural level `lvl` onwards into one or two factors each, then coarsen. */
+static void refine(mring_tune_t *t, int lvl, int *f, int n)
+{
+    const mring_topo_t *nat = &t->pf->topo;
+    if (lvl == nat->ndims) {
+        coarsen(t, f, n);
+        return;
+    }
+    int d = nat->dims[lvl];
+    f[n] = d;
+    refine(t, lvl + 1, f, n + 1);
+    for (int a = 2; a * 2 <= d && n + 2 <= 2 * MRING_MAX_DIMS; a++)
+        if (d % a == 0) {
+            f[n] = a;
+            f[n + 1] = d / a;
+            refine(t, lvl + 1, f, n + 2);
+        }
+}
+
+static int add(mring_tune_t *t, int topo, mring_algo_t algo, const int *rings, int halving)
+{
+    cand_t *k;
+    if (t->ncands == t->capcands) {
+        int cap = t->capcands ? 2 * t->capcands : 256;
+        cand_t *v = realloc(t->cands, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->cands = v;
+        t->capcands = cap;
+    }
+    k = &t->cands[t->ncands];
+    mring_config_default(&k->c, &t->topos[topo]);
+    k->c.algo = algo;
+    k->c.elsize = t->elsize;
+    k->topo = topo;
+    for (int i = 0; i < t->topos[topo].ndims; i++) {
+        k->c.rings[i] = rings[i];
+        k->c.dim_algo[i] = (uint8_t)(halving ? MRING_DIM_RABENSEIFNER : MRING_DIM_RING);
+    }
+    char err[256];
+    if (mring_config_check(&k->c, err, sizeof err) == 0)
+        t->ncands++;
+    return 0;
+}
+
+static int pof2_dims(const mring_topo_t *x)
+{
+    for (int i = 0; i < x->ndims; i++)
+        if (x->dims[i] & (x->dims[i] - 1))
+            return 0;
+    return 1;
+}
+
+static int candidates(mring_tune_t *t)
+{
+    static const int uniform[] = {1, 2, 4, 8}, first[] = {2, 4, 8};
+    int r[MRING_MAX_DIMS];
+    for (int ti = 0; ti < t->ntopos; ti++) {
+        const mring_topo_t *x = &t->topos[ti];
+        for (size_t u = 0; u < sizeof uniform / sizeof *uniform; u++) {
+            for (int i = 0; i < x->ndims; i++)
+                r[i] = uniform[u];
+            if (add(t, ti, MRING_ALGO_MULTIRING, r, 0))
+                return -1;
+            if (ti == 0 && uniform[u] <= 2 && (add(t, ti, MRING_ALGO_RING, r, 0) || add(t, ti, MRING_ALGO_HIER, r, 0)))
+                return -1;
+        }
+        for (size_t u = 0; x->ndims > 1 && u < sizeof first / sizeof *first; u++) {
+            for (int i = 0; i < x->ndims; i++)
+                r[i] = i ? 1 : first[u];
+            if (add(t, ti, MRING_ALGO_MULTIRING, r, 0))
+                return -1;
+        }
+        for (int i = 0; i < x->ndims; i++)
+            r[i] = 1;
+        if (pof2_dims(x) && add(t, ti, MRING_ALGO_MULTIRING, r, 1))
+            return -1;
+        if (ti == 0 && (add(t, ti, MRING_ALGO_RD, r, 0) || add(t, ti, MRING_ALGO_RABENSEIFNER, r, 0)))
+            return -1;
+    }
+    return 0;
+}
+
+mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize)
+{
+    mring_tune_t *t = calloc(1, sizeof *t);
+    int f[2 * MRING_MAX_DIMS];
+    if (!t)
+        return NULL;
+    t->pf = pf;
+    t->elsize = elsize;
+    t->topos[t->ntopos++] = pf->topo; /* the natural topology first */
+    refine(t, 0, f, 0);
+    for (int i = 0; i < t->ntopos; i++)
+        mring_platform_params(pf, &t->topos[i], &t->params[i]);
+    if (candidates(t)) {
+        mring_tune_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void mring_tune_free(mring_tune_t *t)
+{
+    if (!t)
+        return;
+    free(t->cands);
+    free(t);
+}
+
+int mring_tune_ncandidates(const mring_tune_t *t) { return t->ncands; }
+
+static const mring_tune_t *sort_ctx;
+
+static int by_model(const void *a, const void *b)
+{
+    double x = sort_ctx->cands[*(const int *)a].model, y = sort_ctx->cands[*(const int *)b].model;
+    return x < y ? -1 : x > y;
+}
+
+static int find(const mring_tune_t *t, mring_algo_t algo)
+{
+    for (int i = 0; i < t->ncands; i++)
+        if (t->cands[i].c.algo == algo && t->cands[i].topo == 0 && mring_config_nstreams(&t->cands[i].c) == 1)
+            return i;
+    return -1;
+}
+
+static int simulate(mring_tune_t *t, mring_config_t *c, double *time, mring_tune_size_t *out, char *err,
+                    size_t errlen)
+{
+    mring_sim_result_t res;
+    int rc = mring_simulate(t->pf, c, 0, 0, &res, err, errlen);
+    *time = res.time;
+    mring_sim_result_free(&res);
+    out->simulated++;
+    if (!rc && (out->per_algo[c->algo].time == 0 || *time < out->per_algo[c->algo].time))
+        out->per_algo[c->algo] = (mring_tune_pick_t){*c, *time};
+    if (!rc && (out->best.time == 0 || *time < out->best.time))
+        out->best = (mring_tune_pick_t){*c, *time};
+    return rc;
+}
+
+/* Indices to simulate: the best 3 by the model, the best of each algorithm, and the two baselines. */
+static int shortlist(mring_tune_t *t, const int *order, int *pick)
+{
+    int n = 0, seen[MRING_NALGOS] = {0};
+    for (int i = 0; i < t->ncands; i++) {
+        int k = order[i], a = t->cands[k].c.algo, take = i < 3 || !seen[a];
+        seen[a] = 1;
+        for (int j = 0; j < n && take; j++)
+            take = pick[j] != k;
+        if (take)
+            pick[n++] = k;
+    }
+    int base[2] = {find(t, MRING_ALGO_RING), find(t, MRING_ALGO_RABENSEIFNER)};
+    for (int b = 0; b < 2; b++) {
+        int dup = base[b] < 0;
+        for (int j = 0; j < n && !dup; j++)
+            dup = pick[j] == base[b];
+        if (!dup)
+            pick[n++] = base[b];
+    }
+    return n;
+}
+
+int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char *err, size_t errlen)
+{
+    int64_t count = size / (int64_t)t->elsize;
+    int *order = malloc((size_t)t->ncands * sizeof *order), pick[3 + MRING_NALGOS + 2], n;
+    memset(out, 0, sizeof *out);
+    out->size = size;
+    if (!order) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < t->ncands; i++) {
+        t->cands[i].c.count = count;
+        t->cands[i].model = mring_cost_closed(&t->cands[i].c, &t->params[t->cands[i].topo], 0);
+        order[i] = i;
+    }
+    sort_ctx = t;
+    qsort(order, (size_t)t->ncands, sizeof *order, by_model);
+    n = shortlist(t, order, pick);
+    free(order);
+    for (int i = 0; i < n; i++) {
+        double time;
+        mring_config_t c = t->cands[pick[i]].c;
+        if (simulate(t, &c, &time, out, err, errlen))
+            return 1;
+        if (c.algo == MRING_ALGO_RING && pick[i] == find(t, MRING_ALGO_RING))
+            out->ring_time = time;
+        if (c.algo == MRING_ALGO_RABENSEIFNER && pick[i] == find(t, MRING_ALGO_RABENSEIFNER))
+            out->rabenseifner_time = time;
+    }
+    /* pipelining for the leader, when its blocks are larger than a piece */
+    mring_config_t lead = out->best.c;
+    lead.segment = 1 << 20;
+    if (size / lead.topo.dims[0] > 2 * lead.segment) {
+        double time;
+        if (simulate(t, &lead, &time, out, err, errlen))
+            return 1;
+    }
+    return 0;
+}

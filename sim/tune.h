@@ -1,0 +1,55 @@
+/*
+ * tune.h - the configuration search behind `mring tune`.
+ *
+ * Candidates: the topology factorisations the platform's hierarchy allows (its mring_topo, each
+ * level optionally split in two factors, adjacent levels optionally merged: 4x16x4, 4x64, 64x4,
+ * 2x2x16x4, 4x4x4x4, 256, ...); for multiring, rings per dimension (1, 2, 4, 8 in every dimension,
+ * or 2, 4, 8 in the first only) and recursive halving in every dimension where all are powers of
+ * two; the flat ring, rd, rabenseifner and hier on the natural topology.  Every candidate is
+ * ranked by the closed-form model with links taken from the platform's routes; the best few and the
+ * best of each algorithm are then simulated (with and without 1 MiB pipelining for the leader),
+ * and the fastest simulated configuration wins.
+ */
+#ifndef MRING_TUNE_H
+#define MRING_TUNE_H
+
+#include "sim.h"
+
+typedef struct mring_tune_pick {
+    mring_config_t c; /* count = the size's elements */
+    double time;      /* simulated seconds */
+} mring_tune_pick_t;
+
+typedef struct mring_tune_size {
+    int64_t size;
+    mring_tune_pick_t best;
+    mring_tune_pick_t per_algo[MRING_NALGOS]; /* best simulated configuration of each algorithm */
+    double ring_time, rabenseifner_time;      /* flat ring and rabenseifner, 1 ring, natural topology */
+    int simulated;                            /* simulations run for this size */
+} mring_tune_size_t;
+
+typedef struct mring_tune mring_tune_t;
+
+/* Build the candidate list for platform pf with element size elsize. NULL when out of memory. */
+mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize);
+void mring_tune_free(mring_tune_t *t);
+/* Number of candidates (for reports). */
+int mring_tune_ncandidates(const mring_tune_t *t);
+
+/* Tune one size. Returns 0, or nonzero with a reason in err (a simulation failed). */
+int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char *err, size_t errlen);
+
+/*
+ * Write the tuning file (whole or not at all): {"mring_tuning": 1, "platform", "ranks", "type",
+ * "entries": [{"min_size", "max_size", "algo", "topo", "rings", "dim_algo", "segment", "time_us",
+ * "busbw_gbps"}, ...]}; entry sizes are bytes per rank, ranges inclusive and back to back from 0 to
+ * INT64_MAX, neighbouring sizes with the same configuration merged.  Returns 0 or -1 with err.
+ */
+int mring_tune_write_file(const char *path, const char *platform, const mring_tune_size_t *s, int n, int P,
+                          const char *type, char *err, size_t errlen);
+
+/* Draw busbw against size for the best configuration of each algorithm with gnuplot (PNG).
+ * Returns 0 or -1 with err (gnuplot missing or failing). */
+int mring_tune_plot(const char *path, const mring_tune_size_t *s, int n, int P, char *err, size_t errlen);
+
+#endif

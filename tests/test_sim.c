@@ -1,0 +1,266 @@
+/* test_sim.c - `mring simulate` against the model and against what the platform allows.
+ *
+ * 1. On a contention-free platform (`mring platform cluster --nodes 8 --gpus-per-node 1`: every
+ *    rank has its own links to a crossbar) the simulation equals `mring model --platform` within
+ *    1% for every algorithm, topology and size (one cmocka test per algorithm x topology x rings;
+ *    every row off by more than 1% is printed before the test fails).
+ * 2. On platforms/minsky-64.xml no algorithm beats the bound of the one NIC per node.
+ * 3. On minsky-64, multiring 4x16x4 beats the flat 256-rank ring at 1, 4 and 16 MB (the
+ *    crossover above that is printed, not asserted).
+ * Routes, the committed platform files, bad platforms, --breakdown and --trace are in
+ * test_sim_platforms.c.  Everything goes through the mring binary's csv output.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sim_cli.h"
+
+#define CSV_HEADER "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps"
+#define MINSKY "platforms/minsky-64.xml"
+#define MINSKY_NODES 64 /* 4 GPUs per node, 256 ranks, one EDR port per node */
+
+/* ---- csv sweeps ---- */
+
+enum { MAX_ROWS = 16, MAX_SWEEPS = 8 };
+
+struct row {
+    unsigned long long size;
+    double time_us, busbw;
+};
+
+struct sweep {
+    char key[1024]; /* the command line */
+    struct row rows[MAX_ROWS];
+    int n;
+};
+
+/* split a csv line in place into at most max fields ("..." may hold commas); the field count */
+static int csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max;) {
+        int quoted = *p == '"';
+        f[n++] = p + quoted;
+        p = quoted ? strchr(p + 1, '"') : p + strcspn(p, ",");
+        if (!p)
+            return -1;
+        if (quoted)
+            *p++ = '\0';
+        if (*p != ',')
+            return *p == '\0' ? n : -1;
+        *p++ = '\0';
+    }
+    return -1;
+}
+
+/* run args (which must print csv) and parse the rows into s */
+static void sweep_run(const char *const *args, struct sweep *s)
+{
+    struct cli_result r = {0};
+    char *f[13];
+    sim_run_ok(args, &r);
+    snprintf(s->key, sizeof s->key, "%s", r.cmd);
+    s->n = 0;
+    char *save = NULL, *l = strtok_r(r.out, "\n", &save);
+    if (!l || strcmp(l, CSV_HEADER) != 0)
+        fail_msg("%s: first line '%s', want the csv header", r.cmd, l ? l : "");
+    while ((l = strtok_r(NULL, "\n", &save)) != NULL) {
+        if (s->n == MAX_ROWS || csv_split(l, f, 13) != 12)
+            fail_msg("%s: row %d is not one of at most %d rows of 12 fields", r.cmd, s->n, MAX_ROWS);
+        s->rows[s->n++] = (struct row){strtoull(f[5], NULL, 10), strtod(f[9], NULL), strtod(f[11], NULL)};
+    }
+    cli_free(&r);
+}
+
+/* a simulation of minsky-64 over sizes b..e (-f 4), run once per test program */
+static const struct sweep *minsky_sweep(const char *algo, const char *rings, const char *b, const char *e)
+{
+    static struct sweep cache[MAX_SWEEPS];
+    static int ncache;
+    const char *args[] = {"simulate", "--platform", sim_repo_path(MINSKY), "--algo", algo, "--rings", rings, "-b",
+                          b, "-e", e, "-f", "4", "--format", "csv", NULL};
+    char key[1024];
+    size_t k = 0;
+    for (int i = 0; args[i]; i++)
+        k += (size_t)snprintf(key + k, k < sizeof key ? sizeof key - k : 0, " %s", args[i]);
+    for (int i = 0; i < ncache; i++)
+        if (!strcmp(cache[i].key, key))
+            return &cache[i];
+    if (ncache == MAX_SWEEPS)
+        fail_msg("minsky_sweep: more than %d sweeps", MAX_SWEEPS);
+    sweep_run(args, &cache[ncache]);
+    snprintf(cache[ncache].key, sizeof cache[0].key, "%s", key);
+    return &cache[ncache++];
+}
+
+static const struct row *row_of(const struct sweep *s, unsigned long long size)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->rows[i].size == size)
+            return &s->rows[i];
+    fail_msg("%s: no row of size %llu", s->key, size);
+    return NULL;
+}
+
+/* ---- 1. simulation = model on the contention-free cluster ---- */
+
+struct acc_case {
+    const char *name, *algo, *topo, *rings;
+};
+
+static const struct acc_case acc_cases[] = {
+#define ACC(a, t, r) {"sim_equals_model_" a "_" t "_rings_" r, a, t, r}
+#define ACC_TOPOS(a, r) ACC(a, "8", r), ACC(a, "2x4", r), ACC(a, "4x2", r), ACC(a, "2x2x2", r)
+    ACC_TOPOS("multiring", "1"),    ACC_TOPOS("ring", "1"), ACC_TOPOS("rd", "1"), ACC_TOPOS("rabenseifner", "1"),
+    ACC_TOPOS("hier", "1"),         ACC_TOPOS("multiring", "2"), ACC_TOPOS("ring", "2"), ACC_TOPOS("hier", "2"),
+#undef ACC_TOPOS
+#undef ACC
+};
+
+static void test_sim_equals_model(void **state)
+{
+    const struct acc_case *c = *state;
+    const char *plat = sim_tmp_path("cluster8.xml");
+    const char *sa[] = {"simulate", "--platform", plat, "--algo", c->algo, "--topo", c->topo, "--rings", c->rings,
+                        "-b", "1K", "-e", "256M", "-f", "4", "--format", "csv", NULL};
+    const char *ma[] = {"model", "--platform", plat, "--algo", c->algo, "--topo", c->topo, "--rings", c->rings,
+                        "-b", "1K", "-e", "256M", "-f", "4", "--format", "csv", NULL};
+    struct sweep s, m;
+    int bad = 0;
+    sweep_run(sa, &s);
+    sweep_run(ma, &m);
+    if (s.n != 10 || m.n != 10)
+        fail_msg("%s: %d simulated and %d modelled rows, want 10 each (1K..256M)", c->name, s.n, m.n);
+    for (int i = 0; i < s.n; i++) {
+        double rel = (s.rows[i].time_us - m.rows[i].time_us) / m.rows[i].time_us;
+        if (s.rows[i].size != m.rows[i].size)
+            fail_msg("%s: row %d has size %llu simulated, %llu modelled", c->name, i, s.rows[i].size, m.rows[i].size);
+        if (!(fabs(rel) <= 0.01) && ++bad)
+            print_message("  %s %s rings %s size %llu: simulate %g us, model %g us (%+.2f%%)\n", c->algo, c->topo,
+                          c->rings, s.rows[i].size, s.rows[i].time_us, m.rows[i].time_us, 100 * rel);
+    }
+    if (bad)
+        fail_msg("%s: %d of %d rows differ by more than 1%%:\n  %s\n  %s", c->name, bad, s.n, s.key, m.key);
+}
+
+/* ---- 2. the bound of one NIC per node on minsky-64 ---- */
+
+/* the bandwidth (B/s) of node 0's NIC, n0-ib, from `mring route` between two nodes */
+static double minsky_nic_bw(void)
+{
+    const char *args[] = {"route", "--platform", sim_repo_path(MINSKY), "n0-gpu0", "n16-gpu0", NULL};
+    struct cli_result r = {0};
+    double bw = 0;
+    char unit[16] = "";
+    sim_run_ok(args, &r);
+    for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        if (!strncmp(l, "n0-ib_", 6) && sscanf(l, "%*s %lf %15s", &bw, unit) != 2)
+            fail_msg("%s: cannot read the bandwidth of '%s'", r.cmd, l);
+    if (!(bw > 0) || strcmp(unit, "GBps") != 0)
+        fail_msg("%s: no n0-ib link in GBps in:\n%s", r.cmd, r.out);
+    cli_free(&r);
+    return bw * 1e9;
+}
+
+/*
+ * Every node is one NIC port (bw B/s per direction) away from the others, and a node's 4 ranks'
+ * inputs must leave it and the other 63 nodes' must come in: like one participant of an allreduce
+ * among N = 64 nodes, each node sends at least 2(N-1)/N * size bytes.  So time >= 2(N-1)/N *
+ * size / bw, i.e. busbw = size/time * 2(P-1)/P <= bw * (255/256) / (63/64).
+ */
+static void test_minsky_nic_bound(void **state)
+{
+    static const char *const configs[][2] = {
+        {"multiring", "1"}, {"multiring", "2,1,1"}, {"ring", "1"}, {"rabenseifner", "1"}, {"hier", "1"}};
+    const double bw = minsky_nic_bw(), n = MINSKY_NODES;
+    int bad = 0;
+    for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+        const struct sweep *s = minsky_sweep(configs[c][0], configs[c][1], "1K", "1G");
+        double best = 0;
+        if (s->n != 11)
+            fail_msg("%s: %d rows, want 11 (1K..1G)", s->key, s->n);
+        for (int i = 0; i < s->n; i++) {
+            double bound_us = 2 * (n - 1) / n * (double)s->rows[i].size / bw * 1e6;
+            best = fmax(best, s->rows[i].busbw);
+            if (!(s->rows[i].time_us >= bound_us) && ++bad)
+                print_message("  %s rings %s size %llu: %g us < the NIC bound %g us\n", configs[c][0], configs[c][1],
+                              s->rows[i].size, s->rows[i].time_us, bound_us);
+        }
+        print_message("  %-12s rings %-5s best busbw %.3f GB/s (bound %.3f)\n", configs[c][0], configs[c][1], best,
+                      bw / 1e9 * (255.0 / 256) / ((n - 1) / n));
+    }
+    if (bad)
+        fail_msg("%d rows beat the bound of one %.1f GB/s NIC per node", bad, bw / 1e9);
+}
+
+/* ---- 3. multiring beats the flat ring on minsky-64 up to 16 MB ---- */
+
+/* assert multiring < ring at 1, 4, 16 MB; print the first size where ring is as fast; failures */
+static int compare_flat(const struct sweep *mr, const struct sweep *ring, const char *what)
+{
+    static const unsigned long long mb[] = {1ULL << 20, 4ULL << 20, 16ULL << 20};
+    int bad = 0;
+    for (size_t i = 0; i < 3; i++) {
+        const struct row *a = row_of(mr, mb[i]), *b = row_of(ring, mb[i]);
+        if (!(a->time_us < b->time_us) && ++bad)
+            print_message("  %s, %llu MB: multiring %g us, not faster than ring %g us\n", what, mb[i] >> 20,
+                          a->time_us, b->time_us);
+    }
+    for (int i = 0; i < ring->n; i++) {
+        const struct row *a = row_of(mr, ring->rows[i].size), *b = &ring->rows[i];
+        if (b->time_us <= a->time_us) {
+            print_message("  %s: crossover at %llu MB: flat ring %g us <= multiring %g us\n", what, b->size >> 20,
+                          b->time_us, a->time_us);
+            return bad;
+        }
+    }
+    print_message("  %s: no crossover up to %llu bytes\n", what, ring->rows[ring->n - 1].size);
+    return bad;
+}
+
+static void test_minsky_multiring_beats_ring(void **state)
+{
+    int bad = compare_flat(minsky_sweep("multiring", "1", "1K", "1G"), minsky_sweep("ring", "1", "1K", "1G"),
+                           "rings 1 vs ring rings 1");
+    /* the flat 2-ring sweep is the slowest simulation here: 1M..64M only */
+    bad += compare_flat(minsky_sweep("multiring", "2,1,1", "1K", "1G"), minsky_sweep("ring", "2", "1M", "64M"),
+                        "rings 2,1,1 vs ring rings 2");
+    if (bad)
+        fail_msg("multiring 4x16x4 is not faster than the flat ring in %d of 6 cases", bad);
+}
+
+/* ---- the cluster platform for 1, made once ---- */
+
+static int group_setup(void **state)
+{
+    const char *args[] = {"platform", "cluster", "--nodes", "8", "--gpus-per-node", "1", "-o", NULL, NULL};
+    struct cli_result r = {0};
+    if (sim_tmp_setup(state) != 0)
+        return -1;
+    args[7] = sim_tmp_path("cluster8.xml");
+    int ok = cli_run(args, &r) == 0 && r.exited && r.status == 0;
+    if (!ok)
+        print_error("%s failed: %s\n", r.cmd, r.err ? r.err : "");
+    cli_free(&r);
+    return ok ? 0 : -1;
+}
+
+int main(void)
+{
+    enum { NACC = sizeof acc_cases / sizeof acc_cases[0] };
+    struct CMUnitTest tests[NACC + 2];
+    if (access(cli_bin(), X_OK) != 0) {
+        fprintf(stderr, "test_sim: %s is not executable; build it (scons -Q) or set MRING_BIN\n", cli_bin());
+        return 1;
+    }
+    for (size_t i = 0; i < NACC; i++)
+        tests[i] = (struct CMUnitTest){acc_cases[i].name, test_sim_equals_model, NULL, NULL, (void *)&acc_cases[i]};
+    tests[NACC] = (struct CMUnitTest)cmocka_unit_test(test_minsky_nic_bound);
+    tests[NACC + 1] = (struct CMUnitTest)cmocka_unit_test(test_minsky_multiring_beats_ring);
+    return cmocka_run_group_tests_name("sim", tests, group_setup, sim_tmp_teardown);
+}
