@@ -74,6 +74,14 @@ int mring_links_parse(const char *s, const mring_topo_t *t, mring_cost_params_t 
     }
     out.ndims = n;
     out.gamma_bw = p->gamma_bw;
+    for (int i = 0; i < n; i++) { /* port dimensions with the same SHARE share the port */
+        out.link[i].port = i;
+        for (int j = 0; j < i; j++)
+            if (out.link[i].share > 0 && out.link[j].share == out.link[i].share) {
+                out.link[i].port = out.link[j].port;
+                break;
+            }
+    }
     *p = out;
     return 0;
 }

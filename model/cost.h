@@ -9,6 +9,9 @@
  *   port (share = s >= 1): each group of s consecutive ranks sends through one
  *     port of bw_i (s GPUs behind one NIC); every flow of those ranks that
  *     crosses dimension i in the same step shares it.
+ * Port dimensions with the same port number are the same port: with --links,
+ * port dimensions with equal SHARE (the NIC of a node serves every inter-node
+ * dimension); from a platform, dimensions whose narrowest link is the same.
  * A message between ranks a and b travels on the link of the outermost
  * dimension in which they differ (mring_topo_link_dim).
  *
@@ -49,6 +52,7 @@ typedef struct mring_link {
     double alpha; /* seconds */
     double bw;    /* bytes per second, per direction */
     int share;    /* 0 = point-to-point links; s >= 1 = a port shared by s consecutive ranks */
+    int port;     /* ports of dimensions with the same port number are one port (one NIC) */
 } mring_link_t;
 
 typedef struct mring_cost_params {

@@ -8,7 +8,7 @@ int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S
                     const double *bytes, const double *red, double *tmax)
 {
     int P = c->topo.nranks, nd = c->topo.ndims;
-    int *port = calloc((size_t)nd * (size_t)P, sizeof *port); /* flows per (link dim, port group) */
+    int *port = calloc((size_t)nd * (size_t)P, sizeof *port); /* flows per (port, port group) */
     if (!port)
         return -1;
     for (int j = 0; j < S; j++)
@@ -17,7 +17,7 @@ int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S
         if (to[f] >= 0) {
             int ld = mring_topo_link_dim(&c->topo, f / S, to[f]);
             if (p->link[ld].share > 0)
-                port[ld * P + (f / S) / p->link[ld].share]++;
+                port[p->link[ld].port * P + (f / S) / p->link[ld].share]++;
         }
     for (int r = 0; r < P; r++) {
         int mg = 0;
@@ -29,7 +29,7 @@ int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S
                 continue;
             ld = mring_topo_link_dim(&c->topo, r, to[f]);
             if (p->link[ld].share > 0)
-                m = port[ld * P + r / p->link[ld].share];
+                m = port[p->link[ld].port * P + r / p->link[ld].share];
             else
                 for (int k = 0; k < S; k++)
                     m += to[r * S + k] == to[f];

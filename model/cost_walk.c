@@ -87,7 +87,8 @@ static int count_sharing(walk_t *w)
                     int ld = mring_topo_link_dim(&w->c->topo, r, op->peer);
                     int share = ld >= 0 ? w->p->link[ld].share : 0;
                     if (share > 0) /* port: every flow of the port group in this step and dimension */
-                        x->key = (1ull << 62) | ((uint64_t)(r / share) << 32) | ((uint64_t)ld << 28) | label_bits(op);
+                        x->key = (1ull << 62) | ((uint64_t)(r / share) << 32) |
+                                 ((uint64_t)w->p->link[ld].port << 28) | label_bits(op);
                     else /* point-to-point: the rank's flows to the same peer */
                         x->key = (2ull << 62) | ((uint64_t)r << 44) | ((uint64_t)op->peer << 28) | label_bits(op);
                 } else if (op->kind == MRING_OP_REDUCE || op->kind == MRING_OP_COPY) {
@@ -210,7 +211,7 @@ static void issue(walk_t *w, wstream_t *st, int r, int s, const mring_op_t *op, 
     switch (op->kind) {
     case MRING_OP_SEND: {
         int ld = mring_topo_link_dim(&w->c->topo, r, op->peer);
-        int key = w->p->link[ld].share > 0 ? ld : MRING_MAX_DIMS + op->peer;
+        int key = w->p->link[ld].share > 0 ? w->p->link[ld].port : MRING_MAX_DIMS + op->peer;
         double *lf = link_free(w, st, key);
         if (!lf)
             return;

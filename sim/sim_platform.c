@@ -141,6 +141,7 @@ static int route_has(sg_host_t a, sg_host_t b, const_sg_link_t link)
 
 void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mring_cost_params_t *p)
 {
+    const_sg_link_t narrow[MRING_MAX_DIMS] = {0};
     memset(p, 0, sizeof *p);
     p->ndims = t->ndims;
     p->gamma_bw = sg_host_get_speed(pf->hosts[0]);
@@ -149,19 +150,31 @@ void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mr
         const_sg_link_t nl;
         int sharers = 0;
         if (peer == 0) { /* a dimension of size 1 carries nothing: any figures do */
-            p->link[i] = (mring_link_t){0, 1e9, 0};
+            p->link[i] = (mring_link_t){0, 1e9, 0, i};
             continue;
         }
         p->link[i].alpha = sg_host_get_route_latency(pf->hosts[0], pf->hosts[peer]);
         p->link[i].bw = sg_host_get_route_bandwidth(pf->hosts[0], pf->hosts[peer]);
-        nl = narrowest(pf->hosts[0], pf->hosts[peer]);
+        nl = narrow[i] = narrowest(pf->hosts[0], pf->hosts[peer]);
+        p->link[i].port = i;
+        for (int j = 0; j < i; j++) /* the same narrowest link as an earlier dimension: the same port */
+            if (nl && narrow[j] == nl) {
+                p->link[i].port = p->link[j].port;
+                break;
+            }
         /* ranks of the first group of stride D_i (e.g. a node) whose step in dimension i crosses it too */
         for (int r = 0; nl && r < t->nranks && r < mring_topo_stride(t, i + 1); r++)
             sharers += route_has(pf->hosts[r], pf->hosts[mring_topo_neighbor(t, r, i, 1)], nl);
-        /* a port when other ranks cross it too, or when rank 0's route to its other neighbour does
-         * (a rank with a single way out); otherwise a point-to-point link per neighbour (NVLink) */
-        int left = mring_topo_neighbor(t, 0, i, -1);
-        if (sharers > 1 || (nl && left != peer && route_has(pf->hosts[0], pf->hosts[left], nl)))
+        /* a port when other ranks cross it too, or when rank 0's route to a neighbour in any other
+         * direction or dimension does (a rank with a single way out); else a point-to-point link per
+         * neighbour (NVLink) */
+        int own = 0;
+        for (int j = 0; nl && j < t->ndims && !own; j++)
+            for (int dir = -1; dir <= 1 && !own; dir += 2) {
+                int q = t->dims[j] > 1 ? mring_topo_neighbor(t, 0, j, dir) : 0;
+                own = q != 0 && q != peer && route_has(pf->hosts[0], pf->hosts[q], nl);
+            }
+        if (sharers > 1 || own)
             p->link[i].share = sharers > 1 ? sharers : 1;
         else
             p->link[i].share = 0;
