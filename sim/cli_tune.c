@@ -108,7 +108,7 @@ int cmd_tune(int argc, char **argv)
     n = cli_sweep_sizes(cmd, &o.sweep, (int64_t)mring_dtype_size(dtype), sizes, 4096);
     if ((rc = mring_platform_load(o.cfgs, o.ncfgs, o.platform, &pf, err, sizeof err)))
         rc == 2 ? cli_usage_error(cmd, "%s", err) : cli_fail(cmd, "%s", err);
-    mring_tune_t *t = mring_tune_new(&pf, mring_dtype_size(dtype));
+    mring_tune_t *t = mring_tune_new(&pf, mring_dtype_size(dtype), o.plot != NULL);
     mring_tune_size_t *res = calloc((size_t)n, sizeof *res);
     if (!t || !res)
         cli_fail(cmd, "out of memory");

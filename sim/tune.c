@@ -21,6 +21,7 @@ struct mring_tune {
     mring_topo_t topos[MAX_TOPOS];
     mring_cost_params_t params[MAX_TOPOS]; /* links of each topology from the platform's routes */
     int ntopos;
+    int every_algo; /* simulate the best of every algorithm too (for the plot) */
     cand_t *cands;
     int ncands, capcands;
 };
@@ -116,9 +117,10 @@ static int candidates(mring_tune_t *t)
         for (size_t u = 0; u < sizeof uniform / sizeof *uniform; u++) {
             for (int i = 0; i < x->ndims; i++)
                 r[i] = uniform[u];
-            if (add(t, ti, MRING_ALGO_MULTIRING, r, 0))
+            /* multiring on one dimension is the flat ring: the ring candidates cover it */
+            if (x->ndims > 1 && add(t, ti, MRING_ALGO_MULTIRING, r, 0))
                 return -1;
-            if (ti == 0 && uniform[u] <= 2 && (add(t, ti, MRING_ALGO_RING, r, 0) || add(t, ti, MRING_ALGO_HIER, r, 0)))
+            if (ti == 0 && (add(t, ti, MRING_ALGO_RING, r, 0) || (uniform[u] <= 2 && add(t, ti, MRING_ALGO_HIER, r, 0))))
                 return -1;
         }
         for (size_t u = 0; x->ndims > 1 && u < sizeof first / sizeof *first; u++) {
@@ -137,7 +139,7 @@ static int candidates(mring_tune_t *t)
     return 0;
 }
 
-mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize)
+mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize, int every_algo)
 {
     mring_tune_t *t = calloc(1, sizeof *t);
     int f[2 * MRING_MAX_DIMS];
@@ -145,6 +147,7 @@ mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize)
         return NULL;
     t->pf = pf;
     t->elsize = elsize;
+    t->every_algo = every_algo;
     t->topos[t->ntopos++] = pf->topo; /* the natural topology first */
     refine(t, 0, f, 0);
     for (int i = 0; i < t->ntopos; i++)
@@ -197,12 +200,13 @@ static int simulate(mring_tune_t *t, mring_config_t *c, double *time, mring_tune
     return rc;
 }
 
-/* Indices to simulate: the best 3 by the model, the best of each algorithm, and the two baselines. */
-static int shortlist(mring_tune_t *t, const int *order, int *pick)
+/* Indices to simulate: the best 2 by the model, the two baselines, and with every_algo the best of
+ * each algorithm (the model's latency ranking is least sure for small sizes, where that is cheap). */
+static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_algo)
 {
     int n = 0, seen[MRING_NALGOS] = {0};
     for (int i = 0; i < t->ncands; i++) {
-        int k = order[i], a = t->cands[k].c.algo, take = i < 3 || !seen[a];
+        int k = order[i], a = t->cands[k].c.algo, take = i < 2 || (every_algo && !seen[a]);
         seen[a] = 1;
         for (int j = 0; j < n && take; j++)
             take = pick[j] != k;
@@ -237,7 +241,7 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
     }
     sort_ctx = t;
     qsort(order, (size_t)t->ncands, sizeof *order, by_model);
-    n = shortlist(t, order, pick);
+    n = shortlist(t, order, pick, t->every_algo || size <= (4 << 20));
     free(order);
     for (int i = 0; i < n; i++) {
         double time;
@@ -249,10 +253,10 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
         if (c.algo == MRING_ALGO_RABENSEIFNER && pick[i] == find(t, MRING_ALGO_RABENSEIFNER))
             out->rabenseifner_time = time;
     }
-    /* pipelining for the leader, when its blocks are larger than a piece */
+    /* pipelining for a multi-dimensional leader, when its blocks are larger than a piece */
     mring_config_t lead = out->best.c;
     lead.segment = 1 << 20;
-    if (size / lead.topo.dims[0] > 2 * lead.segment) {
+    if (lead.topo.ndims > 1 && size / lead.topo.dims[0] > 2 * lead.segment) {
         double time;
         if (simulate(t, &lead, &time, out, err, errlen))
             return 1;

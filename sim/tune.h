@@ -7,8 +7,9 @@
  * or 2, 4, 8 in the first only) and recursive halving in every dimension where all are powers of
  * two; the flat ring, rd, rabenseifner and hier on the natural topology.  Every candidate is
  * ranked by the closed-form model with links taken from the platform's routes; the best few and the
- * best of each algorithm are then simulated (with and without 1 MiB pipelining for the leader),
- * and the fastest simulated configuration wins.
+ * best two and the baselines (flat ring, rabenseifner) are then simulated, with the best of each
+ * algorithm up to 4 MiB or when a plot needs it, and 1 MiB pipelining for a multi-dimensional leader; the
+ * fastest simulated configuration wins.
  */
 #ifndef MRING_TUNE_H
 #define MRING_TUNE_H
@@ -23,15 +24,16 @@ typedef struct mring_tune_pick {
 typedef struct mring_tune_size {
     int64_t size;
     mring_tune_pick_t best;
-    mring_tune_pick_t per_algo[MRING_NALGOS]; /* best simulated configuration of each algorithm */
+    mring_tune_pick_t per_algo[MRING_NALGOS]; /* best simulated configuration of each algorithm (0: none) */
     double ring_time, rabenseifner_time;      /* flat ring and rabenseifner, 1 ring, natural topology */
     int simulated;                            /* simulations run for this size */
 } mring_tune_size_t;
 
 typedef struct mring_tune mring_tune_t;
 
-/* Build the candidate list for platform pf with element size elsize. NULL when out of memory. */
-mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize);
+/* Build the candidate list for platform pf with element size elsize; every_algo != 0 also simulates
+ * the best candidate of every algorithm at each size (per_algo, for the plot).  NULL when out of memory. */
+mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize, int every_algo);
 void mring_tune_free(mring_tune_t *t);
 /* Number of candidates (for reports). */
 int mring_tune_ncandidates(const mring_tune_t *t);
