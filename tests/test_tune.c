@@ -1,0 +1,132 @@
+/*
+ * test_tune.c - `mring tune` on minsky-64 over small sizes: the table, the tuning file (contiguous
+ * size ranges from 0 to INT64_MAX, configurations that `mring verify` accepts), the plot, bad input.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "sim_cli.h"
+
+/* Runs tune once for the whole file: -b 1K -e 64K -f 8 (1K, 8K, 64K). */
+static struct cli_result tuned;
+
+static int setup(void **state)
+{
+    if (sim_tmp_setup(state))
+        return -1;
+    const char *args[] = {"tune", "--platform", sim_repo_path("platforms/minsky-64.xml"), "-b", "1K", "-e", "64K",
+                          "-f", "8", "--out", sim_tmp_path("tuning.json"), "--plot", sim_tmp_path("busbw.png"), NULL};
+    return cli_run(args, &tuned) || !tuned.exited || tuned.status != 0;
+}
+
+static int teardown(void **state)
+{
+    cli_free(&tuned);
+    return sim_tmp_teardown(state);
+}
+
+/* One row per size; the winner is never slower than either simulated baseline. */
+static void table(void **state)
+{
+    int rows = 0;
+    (void)state;
+    for (char *line = strtok(tuned.out, "\n"); line; line = strtok(NULL, "\n")) {
+        long long size;
+        char algo[32];
+        double vs_ring, vs_rab;
+        if (line[0] == '#')
+            continue;
+        if (sscanf(line, "%lld %31s", &size, algo) != 2)
+            fail_msg("unexpected row: %s", line);
+        const char *x = strrchr(line, 'x'); /* "... 3.18x 1.00x" */
+        assert_non_null(x);
+        if (sscanf(strstr(line, "x ") ? strstr(line, "x ") - 8 : line, "%lfx %lfx", &vs_ring, &vs_rab) != 2)
+            fail_msg("no speed-ups in: %s", line);
+        assert_true(vs_ring >= 1.0 && vs_rab >= 1.0);
+        assert_int_equal(size, 1024LL << (3 * rows));
+        rows++;
+    }
+    assert_int_equal(rows, 3);
+}
+
+/* The tuning file covers every size once, and each configuration verifies. */
+static void tuning_file(void **state)
+{
+    json_error_t je;
+    json_t *doc = json_load_file(sim_tmp_path("tuning.json"), 0, &je), *e;
+    size_t i;
+    json_int_t next = 0, last = -1;
+    (void)state;
+    if (!doc)
+        fail_msg("tuning.json: %s (line %d)", je.text, je.line);
+    assert_int_equal(json_integer_value(json_object_get(doc, "mring_tuning")), 1);
+    assert_int_equal(json_integer_value(json_object_get(doc, "ranks")), 256);
+    json_array_foreach (json_object_get(doc, "entries"), i, e) {
+        const char *algo = json_string_value(json_object_get(e, "algo"));
+        const char *topo = json_string_value(json_object_get(e, "topo"));
+        const char *rings = json_string_value(json_object_get(e, "rings"));
+        const char *dims = json_string_value(json_object_get(e, "dim_algo"));
+        struct cli_result r;
+        assert_int_equal(json_integer_value(json_object_get(e, "min_size")), next);
+        last = json_integer_value(json_object_get(e, "max_size"));
+        next = last < INT64_MAX ? last + 1 : last;
+        assert_true(algo && topo && rings && dims);
+        const char *args[] = {"verify", "--topo", topo, "--algo", algo, "--rings", rings, "--count", "1000",
+                              strcmp(algo, "multiring") ? NULL : "--dim-algo", dims, NULL};
+        sim_run_ok(args, &r);
+        assert_non_null(strstr(r.out, "ok "));
+        cli_free(&r);
+    }
+    assert_true(i >= 1);
+    assert_true(last == INT64_MAX);
+    json_decref(doc);
+}
+
+static void plot(void **state)
+{
+    unsigned char sig[8] = {0};
+    FILE *f = fopen(sim_tmp_path("busbw.png"), "rb");
+    (void)state;
+    assert_non_null(f);
+    assert_int_equal(fread(sig, 1, 8, f), 8);
+    fclose(f);
+    assert_memory_equal(sig, "\x89PNG\r\n\x1a\n", 8);
+}
+
+static void bad_input(void **state)
+{
+    static const char *const cases[][8] = {
+        {"tune", NULL},
+        {"tune", "--platform", "/nonexistent/platform.xml", NULL},
+        {"tune", "--platform", "PLATFORM", "--type", "float8", NULL},
+        {"tune", "--platform", "PLATFORM", "-b", "1M", "-e", "1K"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *args[9] = {0};
+        struct cli_result r;
+        for (int j = 0; j < 8 && cases[i][j]; j++)
+            args[j] = strcmp(cases[i][j], "PLATFORM") ? cases[i][j] : sim_repo_path("platforms/minsky-64.xml");
+        assert_int_equal(cli_run(args, &r), 0);
+        if (!r.exited || r.status != 2 || r.out_len != 0 || !strchr(r.err, '\n') || strchr(r.err, '\n')[1])
+            fail_msg("%s: want exit 2, one line on stderr and nothing on stdout; got stderr: %s", r.cmd, r.err);
+        cli_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(table), cmocka_unit_test(tuning_file),
+                                       cmocka_unit_test(plot), cmocka_unit_test(bad_input)};
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
