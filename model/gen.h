@@ -114,4 +114,9 @@ int mring_fold_oldrank(int nr, int nranks);
 /* Emit the fold-in (before) or fold-out (after) of rank over OUT[0, count). */
 void mring_emit_fold(mring_builder_t *b, int rank, int nranks, int64_t count, int fold_out);
 
+/* A one-stream schedule: the IN->OUT prologue, the fold-in, body(b, c, rank, newrank, pof2) for the
+ * pof2 ranks that stay, the fold-out (rd, rabenseifner).  Returns 0 or -1 (no memory). */
+int mring_generate_folded(const mring_config_t *c, int rank, mring_rank_sched_t *out,
+                          void (*body)(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2));
+
 #endif

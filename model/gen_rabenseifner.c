@@ -45,21 +45,7 @@ static void halving_doubling(mring_builder_t *b, const mring_config_t *c, int ra
 
 static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
 {
-    int P = c->topo.nranks, pof2 = mring_pof2_floor(P), nr = mring_fold_newrank(rank, P);
-    mring_builder_t b;
-    if (mring_rank_sched_init(out, rank, 1))
-        return -1;
-    mring_builder_init(&b, out, 0, c, 0);
-    mring_emit_prologue(&b, 0, c->count);
-    mring_emit_fold(&b, rank, P, c->count, 0);
-    if (nr >= 0)
-        halving_doubling(&b, c, rank, nr, pof2);
-    mring_emit_fold(&b, rank, P, c->count, 1);
-    if (b.err) {
-        mring_rank_sched_free(out);
-        return -1;
-    }
-    return 0;
+    return mring_generate_folded(c, rank, out, halving_doubling);
 }
 
 /* Closed form: copy + fold-in + lg(pof2) halving steps (message of the half sent

@@ -21,32 +21,21 @@ static int check(const mring_config_t *c, char *err, size_t errlen)
     return 0;
 }
 
+static void exchanges(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2)
+{
+    int nsteps = 0;
+    mring_xstep_t st[32];
+    for (int mask = 1; mask < pof2; mask <<= 1, nsteps++) {
+        int peer = mring_fold_oldrank(nr ^ mask, c->topo.nranks);
+        st[nsteps] = (mring_xstep_t){peer, peer, 0, c->count, 0, c->count, peer < rank ? MRING_REDUCE_SRC_FIRST : 0,
+                                     {MRING_PHASE_EXCHANGE, 0, (uint16_t)nsteps}};
+    }
+    mring_emit_steps(b, st, nsteps, 1, 1);
+}
+
 static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
 {
-    int P = c->topo.nranks, pof2 = mring_pof2_floor(P), nr = mring_fold_newrank(rank, P);
-    mring_builder_t b;
-    if (mring_rank_sched_init(out, rank, 1))
-        return -1;
-    mring_builder_init(&b, out, 0, c, 0);
-    mring_emit_prologue(&b, 0, c->count);
-    mring_emit_fold(&b, rank, P, c->count, 0);
-    if (nr >= 0) {
-        int nsteps = 0;
-        mring_xstep_t st[32];
-        for (int mask = 1; mask < pof2; mask <<= 1, nsteps++) {
-            int peer = mring_fold_oldrank(nr ^ mask, P);
-            st[nsteps] = (mring_xstep_t){peer, peer, 0, c->count, 0, c->count,
-                                         peer < rank ? MRING_REDUCE_SRC_FIRST : 0,
-                                         {MRING_PHASE_EXCHANGE, 0, (uint16_t)nsteps}};
-        }
-        mring_emit_steps(&b, st, nsteps, 1, 1);
-    }
-    mring_emit_fold(&b, rank, P, c->count, 1);
-    if (b.err) {
-        mring_rank_sched_free(out);
-        return -1;
-    }
-    return 0;
+    return mring_generate_folded(c, rank, out, exchanges);
 }
 
 /* Closed form: copy + fold-in + lg(pof2) steps of (message of the whole buffer + its

@@ -274,3 +274,23 @@ void mring_emit_halving(mring_builder_t *b, const mring_halving_t *h, const int 
     }
     mring_emit_steps(b, st, h->n, reduce, 0);
 }
+
+int mring_generate_folded(const mring_config_t *c, int rank, mring_rank_sched_t *out,
+                          void (*body)(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2))
+{
+    int P = c->topo.nranks, nr = mring_fold_newrank(rank, P);
+    mring_builder_t b;
+    if (mring_rank_sched_init(out, rank, 1))
+        return -1;
+    mring_builder_init(&b, out, 0, c, 0);
+    mring_emit_prologue(&b, 0, c->count);
+    mring_emit_fold(&b, rank, P, c->count, 0);
+    if (nr >= 0)
+        body(&b, c, rank, nr, mring_pof2_floor(P));
+    mring_emit_fold(&b, rank, P, c->count, 1);
+    if (b.err) {
+        mring_rank_sched_free(out);
+        return -1;
+    }
+    return 0;
+}

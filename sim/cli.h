@@ -36,7 +36,7 @@ typedef struct cli_conf {
 int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg);
 
 /* The configuration options, to splice into a getopt_long table; values >= 1000. */
-enum { OPT_TOPO = 1000, OPT_ALGO, OPT_RINGS, OPT_SEGMENT, OPT_TYPE, OPT_DIM_ALGO, OPT_FIRST_FREE };
+enum { OPT_TOPO = 1000, OPT_ALGO, OPT_RINGS, OPT_SEGMENT, OPT_TYPE, OPT_DIM_ALGO, OPT_CFG, OPT_FIRST_FREE };
 #define CLI_CONF_OPTIONS                                                                                         \
     {"topo", required_argument, 0, OPT_TOPO}, {"algo", required_argument, 0, OPT_ALGO},                          \
         {"rings", required_argument, 0, OPT_RINGS}, {"segment", required_argument, 0, OPT_SEGMENT},              \
@@ -68,6 +68,23 @@ int cli_sweep_opt(const char *cmd, cli_sweep_t *sw, int opt, const char *arg);
 /* The sizes, each rounded down to whole elements of elsize bytes, without repeats; at most `max`.
  * Exits 2 when -e < -b or both -f and -i were given.  Returns how many. */
 int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int64_t *out, int max);
+
+/* ---- the SimGrid commands (cli_sg.c, built with SimGrid) ---- */
+#define CLI_MAX_CFGS 64
+/* SimGrid --cfg options collected from the command line ("--cfg=name:value"). */
+typedef struct cli_cfgs {
+    const char *argv[CLI_MAX_CFGS];
+    char buf[CLI_MAX_CFGS][256];
+    int n;
+} cli_cfgs_t;
+#define CLI_CFG_OPTION {"cfg", required_argument, 0, OPT_CFG}
+/* Handle --cfg NAME:VALUE (returns 1 if opt was it); exits 2 on a bad value. */
+int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg);
+struct mring_platform;
+/* Load a platform (sim.h) or exit: 2 for a bad platform, 1 otherwise. cfgs may be NULL. */
+void cli_platform_load(const char *cmd, const cli_cfgs_t *cfgs, const char *file, struct mring_platform *pf);
+/* Default --topo to the platform's mring_topo (formatted into buf); exit 2 when its rank count differs. */
+void cli_platform_topo(const char *cmd, const struct mring_platform *pf, cli_conf_t *cc, char *buf, size_t len);
 
 int cmd_schedule(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

@@ -51,18 +51,11 @@ static void platform_links(const char *cmd, const char *file, cli_conf_t *cc, ch
 #ifdef MRING_HAVE_SIMGRID
     mring_platform_t pf;
     mring_topo_t t;
-    char err[1024];
+    char err[256];
     double gamma = p->gamma_bw;
-    int rc = mring_platform_load(NULL, 0, file, &pf, err, sizeof err);
-    if (rc)
-        rc == 2 ? cli_usage_error(cmd, "%s", err) : cli_fail(cmd, "%s", err);
-    if (!cc->topo_s)
-        cc->topo_s = mring_topo_format(&pf.topo, topo, topolen);
-    if (mring_topo_parse(cc->topo_s, &t, err, sizeof err))
-        cli_usage_error(cmd, "%s", err);
-    if (t.nranks != pf.nranks)
-        cli_usage_error(cmd, "--topo %s has %d ranks; platform %s has %d rank hosts", cc->topo_s, t.nranks, file,
-                        pf.nranks);
+    cli_platform_load(cmd, NULL, file, &pf);
+    cli_platform_topo(cmd, &pf, cc, topo, topolen);
+    mring_topo_parse(cc->topo_s, &t, err, sizeof err); /* checked by cli_platform_topo */
     mring_platform_params(&pf, &t, p);
     if (gamma_given)
         p->gamma_bw = gamma;

@@ -38,8 +38,7 @@ int cmd_route(int argc, char **argv)
                                          {0, 0, 0, 0}};
     const char *cmd = "route", *platform = NULL;
     mring_platform_t pf;
-    char err[1024];
-    int opt, rc;
+    int opt;
     while ((opt = cli_getopt(cmd, argc, argv, "h", opts)) != -1) {
         if (opt == 'p')
             platform = optarg;
@@ -52,8 +51,7 @@ int cmd_route(int argc, char **argv)
         cli_usage_error(cmd, "--platform is required");
     if (argc - optind != 2)
         cli_usage_error(cmd, "expected two hosts (FROM TO); got %d argument(s)", argc - optind);
-    if ((rc = mring_platform_load(NULL, 0, platform, &pf, err, sizeof err)))
-        rc == 2 ? cli_usage_error(cmd, "%s", err) : cli_fail(cmd, "%s", err);
+    cli_platform_load(cmd, NULL, platform, &pf);
     sg_host_t from = host_of(cmd, &pf, argv[optind]), to = host_of(cmd, &pf, argv[optind + 1]);
     xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
     unsigned i;

@@ -32,11 +32,12 @@ static void help(void)
            cli_conf_help);
 }
 
-enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OP, OPT_INPLACE, OPT_FORMAT, OPT_BREAKDOWN, OPT_TRACE, OPT_CFG };
+enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OP, OPT_INPLACE, OPT_FORMAT, OPT_BREAKDOWN, OPT_TRACE };
 
 typedef struct sim_opts {
-    const char *platform, *trace, *cfgs[64];
-    int ncfgs, inplace, breakdown;
+    const char *platform, *trace;
+    cli_cfgs_t cfgs;
+    int inplace, breakdown;
     mring_redop_t op;
     mring_format_t fmt;
     cli_sweep_t sweep;
@@ -52,13 +53,13 @@ static void parse(const char *cmd, int argc, char **argv, cli_conf_t *cc, sim_op
                                          {"format", required_argument, 0, OPT_FORMAT},
                                          {"breakdown", no_argument, 0, OPT_BREAKDOWN},
                                          {"trace", required_argument, 0, OPT_TRACE},
-                                         {"cfg", required_argument, 0, OPT_CFG},
+                                         CLI_CFG_OPTION,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    static char cfgbuf[64][256];
     int opt;
     while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:h", opts)) != -1) {
-        if (cli_conf_opt(cc, opt, optarg) || cli_sweep_opt(cmd, &o->sweep, opt, optarg))
+        if (cli_conf_opt(cc, opt, optarg) || cli_sweep_opt(cmd, &o->sweep, opt, optarg) ||
+            cli_cfg_opt(cmd, &o->cfgs, opt, optarg))
             continue;
         switch (opt) {
         case OPT_PLATFORM: o->platform = optarg; break;
@@ -73,13 +74,6 @@ static void parse(const char *cmd, int argc, char **argv, cli_conf_t *cc, sim_op
             break;
         case OPT_BREAKDOWN: o->breakdown = 1; break;
         case OPT_TRACE: o->trace = optarg; break;
-        case OPT_CFG:
-            if (!strchr(optarg, ':') || o->ncfgs == 64)
-                cli_usage_error(cmd, "--cfg '%s' is not valid; expected NAME:VALUE, e.g. network/model:LV08", optarg);
-            snprintf(cfgbuf[o->ncfgs], sizeof cfgbuf[0], "--cfg=%s", optarg);
-            o->cfgs[o->ncfgs] = cfgbuf[o->ncfgs];
-            o->ncfgs++;
-            break;
         case 'h': help(); exit(0);
         }
     }
@@ -105,7 +99,7 @@ int cmd_simulate(int argc, char **argv)
 {
     const char *cmd = "simulate";
     cli_conf_t cc = {0};
-    sim_opts_t o = {0};
+    static sim_opts_t o; /* large (--cfg buffers): not on the stack */
     mring_platform_t pf;
     mring_config_t c;
     mring_dtype_t dtype;
@@ -114,14 +108,9 @@ int cmd_simulate(int argc, char **argv)
     int rc, nsizes;
     o.sweep = cli_sweep_default();
     parse(cmd, argc, argv, &cc, &o);
-    if ((rc = mring_platform_load(o.cfgs, o.ncfgs, o.platform, &pf, err, sizeof err)))
-        rc == 2 ? cli_usage_error(cmd, "%s", err) : cli_fail(cmd, "%s", err);
-    if (!cc.topo_s)
-        cc.topo_s = mring_topo_format(&pf.topo, topo, sizeof topo);
+    cli_platform_load(cmd, &o.cfgs, o.platform, &pf);
+    cli_platform_topo(cmd, &pf, &cc, topo, sizeof topo);
     cli_conf_build(cmd, &cc, 0, NULL, &c, &dtype);
-    if (c.topo.nranks != pf.nranks)
-        cli_usage_error(cmd, "--topo %s has %d ranks; platform %s has %d rank hosts", cc.topo_s, c.topo.nranks,
-                        o.platform, pf.nranks);
     cli_conf_check(cmd, &c);
     nsizes = cli_sweep_sizes(cmd, &o.sweep, (int64_t)c.elsize, sizes, 4096);
     mring_topo_format(&c.topo, topo, sizeof topo);

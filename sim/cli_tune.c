@@ -27,11 +27,11 @@ static void help(void)
            "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n");
 }
 
-enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OUT, OPT_PLOT, OPT_CFG };
+enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OUT, OPT_PLOT };
 
 typedef struct tune_opts {
-    const char *platform, *out, *plot, *type, *cfgs[64];
-    int ncfgs;
+    const char *platform, *out, *plot, *type;
+    cli_cfgs_t cfgs;
     cli_sweep_t sweep;
 } tune_opts_t;
 
@@ -42,26 +42,18 @@ static void parse(const char *cmd, int argc, char **argv, tune_opts_t *o)
                                          {"out", required_argument, 0, OPT_OUT},
                                          {"plot", required_argument, 0, OPT_PLOT},
                                          {"type", required_argument, 0, OPT_TYPE},
-                                         {"cfg", required_argument, 0, OPT_CFG},
+                                         CLI_CFG_OPTION,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    static char cfgbuf[64][256];
     int opt;
     while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:h", opts)) != -1) {
-        if (cli_sweep_opt(cmd, &o->sweep, opt, optarg))
+        if (cli_sweep_opt(cmd, &o->sweep, opt, optarg) || cli_cfg_opt(cmd, &o->cfgs, opt, optarg))
             continue;
         switch (opt) {
         case OPT_PLATFORM: o->platform = optarg; break;
         case OPT_OUT: o->out = optarg; break;
         case OPT_PLOT: o->plot = optarg; break;
         case OPT_TYPE: o->type = optarg; break;
-        case OPT_CFG:
-            if (!strchr(optarg, ':') || o->ncfgs == 64)
-                cli_usage_error(cmd, "--cfg '%s' is not valid; expected NAME:VALUE", optarg);
-            snprintf(cfgbuf[o->ncfgs], sizeof cfgbuf[0], "--cfg=%s", optarg);
-            o->cfgs[o->ncfgs] = cfgbuf[o->ncfgs];
-            o->ncfgs++;
-            break;
         case 'h': help(); exit(0);
         }
     }
@@ -95,19 +87,18 @@ static void print_row(const mring_tune_size_t *s, int P)
 int cmd_tune(int argc, char **argv)
 {
     const char *cmd = "tune";
-    tune_opts_t o = {0};
+    static tune_opts_t o; /* large (--cfg buffers): not on the stack */
     mring_platform_t pf;
     mring_dtype_t dtype = MRING_FLOAT32;
     int64_t sizes[4096];
     char err[1024], topo[64];
-    int rc, n;
+    int n;
     o.sweep = (cli_sweep_t){1024, 1 << 30, 0, 2, "1K", "1G", NULL};
     parse(cmd, argc, argv, &o);
     if (o.type && mring_dtype_parse(o.type, &dtype))
         cli_usage_error(cmd, "--type '%s' is unknown; expected one of %s", o.type, mring_dtype_list());
     n = cli_sweep_sizes(cmd, &o.sweep, (int64_t)mring_dtype_size(dtype), sizes, 4096);
-    if ((rc = mring_platform_load(o.cfgs, o.ncfgs, o.platform, &pf, err, sizeof err)))
-        rc == 2 ? cli_usage_error(cmd, "%s", err) : cli_fail(cmd, "%s", err);
+    cli_platform_load(cmd, &o.cfgs, o.platform, &pf);
     mring_tune_t *t = mring_tune_new(&pf, mring_dtype_size(dtype), o.plot != NULL);
     mring_tune_size_t *res = calloc((size_t)n, sizeof *res);
     if (!t || !res)
