@@ -13,6 +13,10 @@
 #include <getopt.h>
 #include <stdint.h>
 
+/* For other programs (mring-bench): the name in messages, silent = 1 to print nothing (MPI ranks
+ * other than 0), and a hook run before exit (MPI_Finalize). */
+void cli_set_program(const char *name, int silent, void (*hook)(int status));
+
 /* Print "mring CMD: message" on stderr and exit with status 2 (bad input). */
 _Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print "mring CMD: message" on stderr and exit with status 1 (run-time failure). */

@@ -9,11 +9,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *prog = "mring";
+static int quiet;
+static void (*exit_hook)(int status);
+
+void cli_set_program(const char *name, int silent, void (*hook)(int status))
+{
+    prog = name;
+    quiet = silent;
+    exit_hook = hook;
+}
+
 static _Noreturn void vdie(int status, const char *cmd, const char *fmt, va_list ap)
 {
-    fprintf(stderr, "mring%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    if (!quiet) {
+        fprintf(stderr, "%s%s%s: ", prog, cmd ? " " : "", cmd ? cmd : "");
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        fflush(stderr);
+    }
+    if (exit_hook)
+        exit_hook(status);
     exit(status);
 }
 
@@ -43,9 +59,11 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts, co
         char shortname[3] = {'-', (char)optopt, 0};
         const char *prev = optind > 0 && optind <= argc ? argv[optind - 1] : "";
         const char *arg = !strncmp(prev, "--", 2) || !optopt || optopt >= 256 ? prev : shortname;
+        char hint[128];
+        snprintf(hint, sizeof hint, "%s%s%s --help", prog, cmd ? " " : "", cmd ? cmd : "");
         if (opt == ':')
-            cli_usage_error(cmd, "option '%s' needs a value; see 'mring %s --help'", arg, cmd);
-        cli_usage_error(cmd, "unknown option '%s'; see 'mring %s --help'", arg, cmd);
+            cli_usage_error(cmd, "option '%s' needs a value; see '%s'", arg, hint);
+        cli_usage_error(cmd, "unknown option '%s'; see '%s'", arg, hint);
     }
     return opt;
 }

@@ -1,0 +1,252 @@
+/*
+ * bench.c - mring-bench: time and check allreduce on MPI processes, nccl-tests style.
+ * Launched as `mpiexec -n P build/bin/mring-bench [flags]`; see --help.
+ */
+#include "bench_check.h"
+#include "cli.h"
+#include "libmring.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank0;
+
+static void help(void)
+{
+    printf("usage: mpiexec -n P mring-bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
+           "                  [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
+           "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n\n"
+           "Time allreduce on the MPI job's ranks with the flags of nccl-tests (all_reduce_perf), out of\n"
+           "place and in place, and check every result: inputs whose exact sum is known whatever the\n"
+           "reduction order, receive buffers poisoned first, guard words around the buffers, the send\n"
+           "buffer unchanged, results bitwise identical across ranks.\n\n"
+           "  -b, -e, -f, -i    size sweep in bytes per rank (default 32M..32M, factor 2; K/M/G = powers of two)\n"
+           "  -n, --iters N     timed iterations per size (default 20)\n"
+           "  -w, --warmup N    untimed iterations first (default 5)\n"
+           "  -c, --check 0|1   check the results (default 1)\n"
+           "  -d, --datatype T  float32 (default), float64, float16, bfloat16, int32, int64\n"
+           "  -o, --op OP       sum (default), prod, min, max, avg\n"
+           "  -a, --average A   time reported: 0 rank 0, 1 average (default), 2 minimum, 3 maximum over ranks\n"
+           "  --topo T          rank grid (default: P, a flat ring)\n"
+           "  --algo A          multiring (default), ring, rd, rabenseifner, hier, or mpi (the MPI library's\n"
+           "                    own MPI_Allreduce, timed and checked the same way)\n"
+           "  --rings, --segment, --dim-algo   as in mring simulate\n"
+           "  --format F        table (default), csv or json (fields as mring simulate, plus inplace, wrong,\n"
+           "                    time_min_us, time_max_us)\n"
+           "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n");
+}
+
+static void finalize_hook(int status)
+{
+    (void)status;
+    MPI_Finalize();
+}
+
+enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT };
+
+typedef struct bench {
+    cli_conf_t cc;
+    cli_sweep_t sweep;
+    int iters, warmup, check, average, mpi;
+    mring_redop_t op;
+    mring_format_t fmt;
+    double timeout;
+} bench_t;
+
+static void parse(int argc, char **argv, bench_t *b)
+{
+    static const struct option opts[] = {CLI_CONF_OPTIONS, CLI_SWEEP_OPTIONS,
+                                         {"iters", required_argument, 0, 'n'}, {"warmup", required_argument, 0, 'w'},
+                                         {"check", required_argument, 0, 'c'}, {"datatype", required_argument, 0, 'd'},
+                                         {"op", required_argument, 0, 'o'}, {"average", required_argument, 0, 'a'},
+                                         {"format", required_argument, 0, OPT_FORMAT},
+                                         {"timeout", required_argument, 0, OPT_TIMEOUT},
+                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *cmd = NULL;
+    int opt;
+    while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:n:w:c:d:o:a:h", opts)) != -1) {
+        if (cli_sweep_opt(cmd, &b->sweep, opt, optarg))
+            continue;
+        if (opt == OPT_ALGO && !strcmp(optarg, "mpi")) {
+            b->mpi = 1;
+            continue;
+        }
+        if (cli_conf_opt(&b->cc, opt, optarg))
+            continue;
+        switch (opt) {
+        case 'n': b->iters = cli_int(cmd, "-n", optarg, 1, 1 << 30); break;
+        case 'w': b->warmup = cli_int(cmd, "-w", optarg, 0, 1 << 30); break;
+        case 'c': b->check = cli_int(cmd, "-c", optarg, 0, 1); break;
+        case 'd': b->cc.type_s = optarg; break;
+        case 'o':
+            if (mring_redop_parse(optarg, &b->op))
+                cli_usage_error(cmd, "-o '%s' is unknown; expected one of %s", optarg, mring_redop_list());
+            break;
+        case 'a': b->average = cli_int(cmd, "-a", optarg, 0, 3); break;
+        case OPT_FORMAT:
+            if (mring_format_parse(optarg, &b->fmt))
+                cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
+            break;
+        case OPT_TIMEOUT: b->timeout = cli_double(cmd, "--timeout", optarg, 0); break;
+        case 'h':
+            if (rank0)
+                help();
+            MPI_Finalize();
+            exit(0);
+        }
+    }
+    if (optind < argc)
+        cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+}
+
+typedef struct run {
+    const bench_t *b;
+    mring_ctx_t *ctx;
+    MPI_Comm comm;
+    mring_dtype_t t;
+    int rank, P;
+} run_t;
+
+static int call(const run_t *r, const void *in, void *out, int64_t count)
+{
+    if (r->b->mpi) {
+        static const MPI_Datatype types[] = {MPI_FLOAT, MPI_DOUBLE, MPI_UINT16_T, MPI_UINT16_T, MPI_INT32_T, MPI_INT64_T};
+        static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_SUM};
+        int rc = MPI_Allreduce(in, out, (int)count, types[r->t], ops[r->b->op], r->comm);
+        if (r->b->op == MRING_AVG)
+            mring_scale_avg(out, (size_t)count, r->t, r->P);
+        return rc;
+    }
+    return mring_allreduce(in, out, count, r->t, r->b->op, r->ctx);
+}
+
+/* Seconds per call on this rank, combined over ranks as -a says; min and max too. */
+static void timed(const run_t *r, const void *in, void *out, int64_t count, double *t, double *tmin, double *tmax)
+{
+    for (int i = 0; i < r->b->warmup; i++)
+        call(r, in, out, count);
+    MPI_Barrier(r->comm);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < r->b->iters; i++)
+        call(r, in, out, count);
+    double mine = (MPI_Wtime() - t0) / r->b->iters, sum;
+    MPI_Allreduce(&mine, tmin, 1, MPI_DOUBLE, MPI_MIN, r->comm);
+    MPI_Allreduce(&mine, tmax, 1, MPI_DOUBLE, MPI_MAX, r->comm);
+    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, r->comm);
+    MPI_Bcast(&mine, 1, MPI_DOUBLE, 0, r->comm);
+    *t = r->b->average == 0 ? mine : r->b->average == 1 ? sum / r->P : r->b->average == 2 ? *tmin : *tmax;
+}
+
+/* One checked call: wrong elements over all ranks, plus ranks whose result differs from rank 0's bits,
+ * plus broken guards or a changed send buffer. */
+static int64_t checked(const run_t *r, guarded_t *in, guarded_t *out, int64_t count, int inplace)
+{
+    size_t bytes = out->bytes;
+    int64_t wrong = 0, total;
+    bench_fill(inplace ? out->data : in->data, r->t, r->b->op, r->rank, r->P, count);
+    if (!inplace)
+        memset(out->data, 0xA5, bytes); /* poison: an element never written shows up */
+    uint64_t before = inplace ? 0 : bench_hash(in->data, bytes), h;
+    if (call(r, inplace ? MPI_IN_PLACE : in->data, out->data, count) != MPI_SUCCESS)
+        wrong += count ? count : 1;
+    wrong += bench_wrong(out->data, r->t, r->b->op, r->P, count);
+    wrong += !guarded_intact(out) + (!inplace && (!guarded_intact(in) || bench_hash(in->data, bytes) != before));
+    h = bench_hash(out->data, bytes);
+    uint64_t *all = r->rank == 0 ? malloc((size_t)r->P * sizeof *all) : NULL;
+    MPI_Gather(&h, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, r->comm);
+    for (int i = 1; all && i < r->P; i++)
+        wrong += all[i] != all[0]; /* not bitwise identical to rank 0 */
+    free(all);
+    MPI_Allreduce(&wrong, &total, 1, MPI_INT64_T, MPI_SUM, r->comm);
+    return total;
+}
+
+/* Count agreement first: a rank with a different count is an error naming both. */
+static void same_count(const run_t *r, int64_t count)
+{
+    int64_t lo, hi;
+    MPI_Allreduce(&count, &lo, 1, MPI_INT64_T, MPI_MIN, r->comm);
+    MPI_Allreduce(&count, &hi, 1, MPI_INT64_T, MPI_MAX, r->comm);
+    if (lo != hi)
+        cli_fail(NULL, "ranks disagree on the count: %lld and %lld elements", (long long)lo, (long long)hi);
+}
+
+static int64_t size_rows(const run_t *r, mring_report_t *rep, mring_row_t *row, int64_t size)
+{
+    int64_t count = size / (int64_t)mring_dtype_size(r->t), bad = 0;
+    guarded_t in, out;
+    same_count(r, count);
+    if (guarded_alloc(&in, (size_t)size) || guarded_alloc(&out, (size_t)size))
+        cli_fail(NULL, "out of memory for %lld bytes", (long long)size);
+    for (int inplace = 0; inplace < 2; inplace++) {
+        double t, tmin, tmax;
+        bench_fill(in.data, r->t, r->b->op, r->rank, r->P, count);
+        memcpy(out.data, in.data, (size_t)size);
+        timed(r, inplace ? MPI_IN_PLACE : in.data, out.data, count, &t, &tmin, &tmax);
+        row->count = count;
+        row->size = size;
+        row->inplace = inplace;
+        row->time_us = t * 1e6;
+        row->time_min_us = tmin * 1e6;
+        row->time_max_us = tmax * 1e6;
+        row->wrong = r->b->check ? checked(r, &in, &out, count, inplace) : 0;
+        bad += row->wrong;
+        if (r->rank == 0 && mring_report_row(rep, row))
+            cli_fail(NULL, "writing the report failed");
+    }
+    guarded_free(&in);
+    guarded_free(&out);
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    static bench_t b;
+    run_t r = {&b, NULL, MPI_COMM_WORLD, MRING_FLOAT32, 0, 1};
+    mring_config_t c;
+    char err[512], topo[64], rings[64], flat[32], title[512];
+    int64_t sizes[4096], bad = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &r.P);
+    rank0 = r.rank == 0;
+    cli_set_program("mring-bench", !rank0, finalize_hook);
+    b.sweep = cli_sweep_default();
+    b.iters = 20;
+    b.warmup = 5;
+    b.check = 1;
+    b.average = 1;
+    b.timeout = 60;
+    parse(argc, argv, &b);
+    if (!b.cc.topo_s) {
+        snprintf(flat, sizeof flat, "%d", r.P);
+        b.cc.topo_s = flat;
+    }
+    cli_conf_build(NULL, &b.cc, 0, NULL, &c, &r.t);
+    if (b.mpi && (r.t == MRING_FLOAT16 || r.t == MRING_BFLOAT16))
+        cli_usage_error(NULL, "--algo mpi with -d %s: MPI has no %s type; use float32, float64, int32 or int64",
+                        mring_dtype_name(r.t), mring_dtype_name(r.t));
+    if (!b.mpi && mring_ctx_create(MPI_COMM_WORLD, &c, b.timeout, &r.ctx, err, sizeof err) != MPI_SUCCESS)
+        cli_usage_error(NULL, "%s", err);
+    int n = cli_sweep_sizes(NULL, &b.sweep, (int64_t)c.elsize, sizes, 4096);
+    mring_row_t row = {.source = "real", .algo = b.mpi ? "mpi" : mring_algo_name(c.algo),
+                       .topo = mring_topo_format(&c.topo, topo, sizeof topo), .rings = mring_rings_format(&c, rings, sizeof rings),
+                       .ranks = r.P, .type = mring_dtype_name(r.t), .redop = mring_redop_name(b.op), .real = 1};
+    snprintf(title, sizeof title, "mring-bench: %s on %s (%d ranks), rings %s, %d iterations, %d warm-up, check %s",
+             row.algo, topo, r.P, rings, b.iters, b.warmup, b.check ? "on" : "off");
+    mring_report_t *rep = rank0 ? mring_report_open(stdout, b.fmt, 1, title) : NULL;
+    if (rank0 && !rep)
+        cli_fail(NULL, "out of memory");
+    for (int i = 0; i < n; i++)
+        bad += size_rows(&r, rep, &row, sizes[i]);
+    if (rank0) {
+        if (b.fmt == MRING_FMT_TABLE)
+            printf("# Out of bounds values : %lld %s\n", (long long)bad, bad ? "FAILED" : "OK");
+        if (mring_report_close(rep))
+            cli_fail(NULL, "writing the report failed");
+    }
+    mring_ctx_free(r.ctx);
+    MPI_Finalize();
+    return bad ? 1 : 0;
+}

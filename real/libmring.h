@@ -1,0 +1,47 @@
+/*
+ * libmring.h - multi-ring allreduce on MPI processes: the real executor's C API.
+ *
+ * The same schedules as the model and the simulator (model/algo.h) run through the same
+ * interpreter (model/interp.h) over MPI_Isend/MPI_Irecv on a private duplicate of the caller's
+ * communicator, with host reduction kernels (model/dtype.h).  Buffers are host memory.
+ *
+ *   mring_ctx_t *ctx;
+ *   mring_ctx_create(MPI_COMM_WORLD, &cfg, &ctx);          // cfg: algo, topo, rings, segment, dim_algo
+ *   mring_allreduce(sendbuf, recvbuf, count, MRING_FLOAT32, MRING_SUM, ctx);   // or sendbuf = MPI_IN_PLACE
+ *   mring_ctx_free(ctx);
+ */
+#ifndef MRING_LIBMRING_H
+#define MRING_LIBMRING_H
+
+#include "algo.h"
+#include "dtype.h"
+
+#include <mpi.h>
+#include <stdint.h>
+
+typedef struct mring_ctx mring_ctx_t;
+
+/*
+ * Create a context on comm (collective).  cfg gives algo, topo, rings, segment and dim_algo (its
+ * count and elsize are ignored); cfg->topo.nranks must equal the size of comm.  timeout_s > 0 makes
+ * a call that does not finish in time abort the job (MPI_Abort) after printing the stuck operation.
+ * Returns MPI_SUCCESS, or MPI_ERR_ARG with a one-line reason in err (the same on every rank).
+ */
+int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s, mring_ctx_t **ctx, char *err,
+                     size_t errlen);
+
+/*
+ * Allreduce count elements of type t with op (collective over the context's communicator).
+ * sendbuf == MPI_IN_PLACE: recvbuf holds the input.  avg divides by P once at the end.  The result
+ * is bitwise identical on every rank.  Returns MPI_SUCCESS, or an MPI error code (memory, transport).
+ */
+int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
+                    mring_ctx_t *ctx);
+
+/* The rank and size of the context's communicator. */
+int mring_ctx_rank(const mring_ctx_t *ctx);
+int mring_ctx_size(const mring_ctx_t *ctx);
+
+void mring_ctx_free(mring_ctx_t *ctx);
+
+#endif

@@ -1,0 +1,207 @@
+/* mpi_backend.c - the MPI transport of the interpreter and the libmring API (see libmring.h). */
+#include "libmring.h"
+
+#include "interp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STREAMS_PER_COMM 16 /* stream bits that fit in MPI_TAG_UB (2^28 - 1 in MPICH 4) with our tags */
+
+struct mring_ctx {
+    MPI_Comm comms[MRING_MAX_RINGS / STREAMS_PER_COMM]; /* private duplicates: stream j uses comms[j / 16] */
+    int ncomms, rank, size;
+    mring_config_t cfg;
+    double timeout_s;
+    /* the schedule of the last (count, elsize) and its scratch */
+    mring_rank_sched_t sched;
+    int64_t sched_count;
+    size_t sched_elsize;
+    unsigned char *scratch;
+    int64_t scratch_bytes;
+    /* the call in progress */
+    const unsigned char *in;
+    unsigned char *out;
+    mring_dtype_t dtype;
+    mring_redop_t op;
+};
+
+typedef struct req {
+    MPI_Request r;
+} req_t;
+
+static unsigned char *addr(mring_ctx_t *c, int buf, int64_t off)
+{
+    size_t es = c->sched_elsize;
+    switch (buf) {
+    case MRING_BUF_OUT: return c->out + (size_t)off * es;
+    case MRING_BUF_SCRATCH: return c->scratch + (size_t)off * es;
+    default: return (unsigned char *)c->in + (size_t)off * es;
+    }
+}
+
+/* Stream bits above the 16 a communicator carries select the communicator. */
+static int post(mring_ctx_t *c, int stream, const mring_op_t *op, void **out, int is_send)
+{
+    req_t *q = malloc(sizeof *q);
+    int tag = (int)(((uint32_t)(stream % STREAMS_PER_COMM) << 24) | (op->tag & 0xffffffu));
+    int bytes = 0, rc;
+    MPI_Comm comm = c->comms[stream / STREAMS_PER_COMM];
+    if (!q)
+        return MPI_ERR_NO_MEM;
+    if ((uint64_t)op->count * c->sched_elsize > (uint64_t)INT32_MAX) { /* message sizes are ints in MPI */
+        free(q);
+        return MPI_ERR_COUNT;
+    }
+    bytes = (int)((size_t)op->count * c->sched_elsize);
+    rc = is_send ? MPI_Isend(addr(c, op->buf, op->off), bytes, MPI_BYTE, op->peer, tag, comm, &q->r)
+                 : MPI_Irecv(addr(c, op->buf, op->off), bytes, MPI_BYTE, op->peer, tag, comm, &q->r);
+    if (rc != MPI_SUCCESS) {
+        free(q);
+        return rc;
+    }
+    *out = q;
+    return 0;
+}
+
+static int t_isend(void *ctx, int stream, const mring_op_t *op, void **req) { return post(ctx, stream, op, req, 1); }
+static int t_irecv(void *ctx, int stream, const mring_op_t *op, void **req) { return post(ctx, stream, op, req, 0); }
+
+static int t_reduce(void *ctx, int stream, const mring_op_t *op, void **req)
+{
+    mring_ctx_t *c = ctx;
+    (void)stream;
+    mring_reduce(addr(c, op->buf, op->off), addr(c, op->src_buf, op->src_off), (size_t)op->count, c->dtype, c->op,
+                 op->flags & MRING_REDUCE_SRC_FIRST);
+    *req = NULL;
+    return 0;
+}
+
+static int t_copy(void *ctx, int stream, const mring_op_t *op, void **req)
+{
+    mring_ctx_t *c = ctx;
+    (void)stream;
+    memcpy(addr(c, op->buf, op->off), addr(c, op->src_buf, op->src_off), (size_t)op->count * c->sched_elsize);
+    *req = NULL;
+    return 0;
+}
+
+static int t_test(void *ctx, void *vreq, int *done)
+{
+    req_t *q = vreq;
+    int flag = 0, rc = MPI_Test(&q->r, &flag, MPI_STATUS_IGNORE);
+    (void)ctx;
+    *done = flag;
+    if (flag)
+        free(q);
+    return rc;
+}
+
+int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s, mring_ctx_t **out, char *err,
+                     size_t errlen)
+{
+    mring_ctx_t *c = calloc(1, sizeof *c);
+    char topo[128];
+    *out = NULL;
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return MPI_ERR_NO_MEM;
+    }
+    MPI_Comm_rank(comm, &c->rank);
+    MPI_Comm_size(comm, &c->size);
+    c->cfg = *cfg;
+    c->cfg.count = 0;
+    c->cfg.elsize = 4;
+    if (cfg->topo.nranks != c->size) {
+        snprintf(err, errlen, "topology %s has %d ranks; the communicator has %d",
+                 mring_topo_format(&cfg->topo, topo, sizeof topo), cfg->topo.nranks, c->size);
+        free(c);
+        return MPI_ERR_ARG;
+    }
+    if (mring_config_check(&c->cfg, err, errlen)) {
+        free(c);
+        return MPI_ERR_ARG;
+    }
+    c->ncomms = (mring_config_nstreams(&c->cfg) + STREAMS_PER_COMM - 1) / STREAMS_PER_COMM;
+    for (int i = 0; i < c->ncomms; i++)
+        MPI_Comm_dup(comm, &c->comms[i]);
+    c->timeout_s = timeout_s;
+    c->sched_count = -1;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+int mring_ctx_rank(const mring_ctx_t *c) { return c->rank; }
+int mring_ctx_size(const mring_ctx_t *c) { return c->size; }
+
+void mring_ctx_free(mring_ctx_t *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->ncomms; i++)
+        MPI_Comm_free(&c->comms[i]);
+    if (c->sched_count >= 0)
+        mring_rank_sched_free(&c->sched);
+    free(c->scratch);
+    free(c);
+}
+
+/* The schedule for this count and element size (the last one is kept: calls repeat their sizes). */
+static int prepare(mring_ctx_t *c, int64_t count, size_t elsize)
+{
+    if (c->sched_count == count && c->sched_elsize == elsize)
+        return MPI_SUCCESS;
+    if (c->sched_count >= 0)
+        mring_rank_sched_free(&c->sched);
+    c->sched_count = -1;
+    c->cfg.count = count;
+    c->cfg.elsize = elsize;
+    if (mring_generate(&c->cfg, c->rank, &c->sched))
+        return MPI_ERR_NO_MEM;
+    c->sched_count = count;
+    c->sched_elsize = elsize;
+    int64_t need = c->sched.scratch_count * (int64_t)elsize;
+    if (need > c->scratch_bytes) {
+        unsigned char *s = realloc(c->scratch, (size_t)need);
+        if (!s)
+            return MPI_ERR_NO_MEM;
+        c->scratch = s;
+        c->scratch_bytes = need;
+    }
+    return MPI_SUCCESS;
+}
+
+int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
+                    mring_ctx_t *c)
+{
+    static const mring_transport_t table = {NULL, t_isend, t_irecv, t_reduce, t_copy, t_test, NULL};
+    mring_transport_t tp = table;
+    mring_interp_t it;
+    int inplace = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf, rc;
+    if (count < 0 || t >= MRING_NTYPES || op >= MRING_NOPS)
+        return MPI_ERR_ARG;
+    if ((rc = prepare(c, count, mring_dtype_size(t))) != MPI_SUCCESS)
+        return rc;
+    c->in = inplace ? recvbuf : sendbuf;
+    c->out = recvbuf;
+    c->dtype = t;
+    c->op = op;
+    tp.ctx = c;
+    if (mring_interp_init(&it, &c->sched, &tp, inplace))
+        return MPI_ERR_NO_MEM;
+    rc = mring_interp_run(&it, c->timeout_s);
+    if (rc == 1) { /* timeout: name the stuck operation, then stop the whole job rather than hang */
+        char d[1024];
+        mring_interp_describe(&it, d, sizeof d, 4);
+        fprintf(stderr, "mring: allreduce of %lld elements timed out after %g s: %s\n", (long long)count, c->timeout_s, d);
+        fflush(stderr);
+        MPI_Abort(c->comms[0], 1);
+    }
+    mring_interp_free(&it);
+    if (rc != 0)
+        return MPI_ERR_OTHER;
+    if (op == MRING_AVG)
+        mring_scale_avg(recvbuf, (size_t)count, t, c->size);
+    return MPI_SUCCESS;
+}
