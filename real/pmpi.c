@@ -1,0 +1,143 @@
+/*
+ * pmpi.c - libmring-pmpi.so: route MPI_Allreduce through mring without rebuilding the program.
+ *
+ *   LD_PRELOAD=build/lib/libmring-pmpi.so mpiexec -n P ./app
+ *
+ * A call on a built-in datatype mring supports (float, double, 32/64-bit integers) with MPI_SUM,
+ * MPI_PROD, MPI_MIN or MPI_MAX runs the configured schedule; anything else (user-defined ops,
+ * other types, inter-communicators) goes to PMPI_Allreduce unchanged.  Configuration from the
+ * environment, read once: MRING_TOPO (default: the communicator size, a flat grid), MRING_ALGO
+ * (default multiring), MRING_RINGS (default 1), MRING_SEGMENT (bytes), MRING_TUNING (a tuning file
+ * from `mring tune`: its entry for the call's size in bytes decides algo, topo, rings, dim_algo and
+ * segment; its rank count must match the communicator).  A configuration that does not fit the
+ * communicator (wrong rank count) falls through to PMPI_Allreduce.  MRING_PMPI_STATS=1 prints, at
+ * MPI_Finalize on rank 0, how many calls went through mring and how many passed through.
+ */
+#include "libmring.h"
+#include "tuning.h"
+#include "units.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CTX 32
+
+static struct {
+    MPI_Comm comm; /* the user's communicator */
+    char key[256]; /* the configuration it was built for */
+    mring_ctx_t *ctx;
+} cache[MAX_CTX];
+static int ncache;
+static long long through, passed;
+static mring_tuning_t *tuning;
+static int tuning_loaded;
+
+static int map_type(MPI_Datatype dt, mring_dtype_t *t)
+{
+    int size;
+    if (dt == MPI_FLOAT)
+        *t = MRING_FLOAT32;
+    else if (dt == MPI_DOUBLE)
+        *t = MRING_FLOAT64;
+    else if (dt == MPI_INT || dt == MPI_INT32_T || dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_INT64_T) {
+        MPI_Type_size(dt, &size);
+        if (size != 4 && size != 8)
+            return -1;
+        *t = size == 4 ? MRING_INT32 : MRING_INT64;
+    } else
+        return -1;
+    return 0;
+}
+
+static int map_op(MPI_Op op, mring_redop_t *o)
+{
+    if (op == MPI_SUM)
+        *o = MRING_SUM;
+    else if (op == MPI_PROD)
+        *o = MRING_PROD;
+    else if (op == MPI_MIN)
+        *o = MRING_MIN;
+    else if (op == MPI_MAX)
+        *o = MRING_MAX;
+    else
+        return -1;
+    return 0;
+}
+
+/* The configuration for a call of `bytes` on a communicator of P ranks, from the environment. */
+static int configure(int P, int64_t bytes, mring_config_t *c)
+{
+    const char *s;
+    char err[256];
+    mring_topo_t t;
+    if (!tuning_loaded && (s = getenv("MRING_TUNING"))) {
+        tuning_loaded = 1;
+        if (!(tuning = mring_tuning_load(s, err, sizeof err)))
+            fprintf(stderr, "mring-pmpi: %s; using MPI's own allreduce\n", err);
+    }
+    if (tuning)
+        return mring_tuning_pick(tuning, P, bytes, c, err, sizeof err);
+    snprintf(err, sizeof err, "%d", P);
+    if (mring_topo_parse((s = getenv("MRING_TOPO")) ? s : err, &t, err, sizeof err))
+        return -1;
+    mring_config_default(c, &t);
+    if ((s = getenv("MRING_ALGO")) && mring_algo_parse(s, &c->algo))
+        return -1;
+    if ((s = getenv("MRING_RINGS")) && mring_rings_parse(s, &t, c->rings, err, sizeof err))
+        return -1;
+    if ((s = getenv("MRING_SEGMENT")) && mring_parse_size(s, &c->segment))
+        return -1;
+    return t.nranks == P ? 0 : -1;
+}
+
+static mring_ctx_t *context(MPI_Comm comm, const mring_config_t *c)
+{
+    char key[256], topo[64], rings[64], err[256];
+    snprintf(key, sizeof key, "%d/%s/%s/%lld/%d%d%d%d", (int)c->algo, mring_topo_format(&c->topo, topo, sizeof topo),
+             mring_rings_format(c, rings, sizeof rings), (long long)c->segment, c->dim_algo[0], c->dim_algo[1],
+             c->dim_algo[2], c->dim_algo[3]);
+    for (int i = 0; i < ncache; i++)
+        if (cache[i].comm == comm && !strcmp(cache[i].key, key))
+            return cache[i].ctx;
+    if (ncache == MAX_CTX)
+        return NULL;
+    if (mring_ctx_create(comm, c, 0, &cache[ncache].ctx, err, sizeof err) != MPI_SUCCESS)
+        return NULL;
+    cache[ncache].comm = comm;
+    snprintf(cache[ncache].key, sizeof cache[ncache].key, "%s", key);
+    return cache[ncache++].ctx;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    mring_dtype_t t;
+    mring_redop_t o;
+    mring_config_t c;
+    mring_ctx_t *ctx;
+    int inter = 0, P;
+    MPI_Comm_test_inter(comm, &inter);
+    MPI_Comm_size(comm, &P);
+    if (inter || count < 0 || map_type(dt, &t) || map_op(op, &o) ||
+        configure(P, (int64_t)count * (int64_t)mring_dtype_size(t), &c) || !(ctx = context(comm, &c))) {
+        passed++;
+        return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+    }
+    through++;
+    return mring_allreduce(sendbuf, recvbuf, count, t, o, ctx);
+}
+
+int MPI_Finalize(void)
+{
+    int rank = 0;
+    const char *s = getenv("MRING_PMPI_STATS");
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (s && *s == '1' && rank == 0)
+        printf("mring-pmpi: %lld calls through mring, %lld passed to MPI\n", through, passed);
+    for (int i = 0; i < ncache; i++)
+        mring_ctx_free(cache[i].ctx);
+    ncache = 0;
+    mring_tuning_free(tuning);
+    return PMPI_Finalize();
+}
