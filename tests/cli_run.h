@@ -30,14 +30,14 @@ struct cli_result {
     char cmd[1024]; /* the command line, for failure messages */
 };
 
-static const char *cli_bin(void)
+static inline const char *cli_bin(void)
 {
     const char *b = getenv("MRING_BIN");
     return b && *b ? b : "build/bin/mring";
 }
 
 /* a temp file that is already unlinked; -1 on failure */
-static int cli_tmpfile(void)
+static inline int cli_tmpfile(void)
 {
     const char *dir = getenv("TMPDIR");
     char path[512];
@@ -49,7 +49,7 @@ static int cli_tmpfile(void)
 }
 
 /* the whole content of fd as a NUL-terminated string */
-static char *cli_slurp(int fd, size_t *len)
+static inline char *cli_slurp(int fd, size_t *len)
 {
     struct stat st;
     *len = 0;
@@ -69,7 +69,7 @@ static char *cli_slurp(int fd, size_t *len)
 }
 
 /* run mring with args (NULL-terminated, without argv[0]); 0 on success, -1 if it could not run */
-static int cli_run(const char *const *args, struct cli_result *r)
+static inline int cli_run(const char *const *args, struct cli_result *r)
 {
     const char *argv[CLI_MAX_ARGS + 2] = {cli_bin()};
     size_t n = 0, used = (size_t)snprintf(r->cmd, sizeof r->cmd, "mring");
@@ -102,7 +102,7 @@ static int cli_run(const char *const *args, struct cli_result *r)
     return pid > 0 && r->out && r->err ? 0 : -1;
 }
 
-static void cli_free(struct cli_result *r)
+static inline void cli_free(struct cli_result *r)
 {
     free(r->out);
     free(r->err);
@@ -110,7 +110,7 @@ static void cli_free(struct cli_result *r)
 }
 
 /* "exit N" or "killed by signal N", for messages */
-static const char *cli_how(const struct cli_result *r, char *buf, size_t size)
+static inline const char *cli_how(const struct cli_result *r, char *buf, size_t size)
 {
     snprintf(buf, size, r->exited ? "exit %d" : "killed by signal %d", r->status);
     return buf;

@@ -12,7 +12,7 @@
 #include "cli_run.h"
 
 /* run args and require exit 0 with an empty stderr; the caller frees r */
-static void sim_run_ok(const char *const *args, struct cli_result *r)
+static inline void sim_run_ok(const char *const *args, struct cli_result *r)
 {
     char how[64];
     if (cli_run(args, r) != 0)
@@ -24,7 +24,7 @@ static void sim_run_ok(const char *const *args, struct cli_result *r)
 
 /* the repository root: the nearest directory above $MRING_BIN holding SConstruct and platforms/
  * (build/bin/mring, or build/<mode>/bin/mring); the cwd when there is none */
-static const char *sim_repo_root(void)
+static inline const char *sim_repo_root(void)
 {
     static char root[PATH_MAX];
     char probe[PATH_MAX + 64];
@@ -42,7 +42,7 @@ static const char *sim_repo_root(void)
 }
 
 /* path (static buffer, one of 4 rotating) of a file relative to the repository root */
-static const char *sim_repo_path(const char *rel)
+static inline const char *sim_repo_path(const char *rel)
 {
     static char buf[4][PATH_MAX + 256];
     static int next;
@@ -54,14 +54,14 @@ static const char *sim_repo_path(const char *rel)
 /* the scratch directory: made by sim_tmp_setup, emptied and removed by sim_tmp_teardown */
 static char sim_tmp[PATH_MAX];
 
-static int sim_tmp_setup(void **state)
+static inline int sim_tmp_setup(void **state)
 {
     const char *dir = getenv("TMPDIR");
     snprintf(sim_tmp, sizeof sim_tmp, "%s/mring-test-sim-XXXXXX", dir && *dir ? dir : "/tmp");
     return mkdtemp(sim_tmp) ? 0 : -1;
 }
 
-static int sim_tmp_teardown(void **state)
+static inline int sim_tmp_teardown(void **state)
 {
     char path[PATH_MAX + 256];
     DIR *d = opendir(sim_tmp);
@@ -76,7 +76,7 @@ static int sim_tmp_teardown(void **state)
 }
 
 /* path (static buffer, one of 4 rotating) of a file in the scratch directory */
-static const char *sim_tmp_path(const char *name)
+static inline const char *sim_tmp_path(const char *name)
 {
     static char buf[4][PATH_MAX + 256];
     static int next;
