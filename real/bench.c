@@ -5,6 +5,7 @@
 #include "bench_check.h"
 #include "cli.h"
 #include "libmring.h"
+#include "tuning.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,8 @@ static void help(void)
            "  --rings, --segment, --dim-algo   as in mring simulate\n"
            "  --format F        table (default), csv or json (fields as mring simulate, plus inplace, wrong,\n"
            "                    time_min_us, time_max_us)\n"
-           "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n");
+           "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n"
+           "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out`\n");
 }
 
 static void finalize_hook(int status)
@@ -43,7 +45,7 @@ static void finalize_hook(int status)
     MPI_Finalize();
 }
 
-enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT };
+enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING };
 
 typedef struct bench {
     cli_conf_t cc;
@@ -52,6 +54,8 @@ typedef struct bench {
     mring_redop_t op;
     mring_format_t fmt;
     double timeout;
+    const char *tuning_file;
+    mring_tuning_t *tuning;
 } bench_t;
 
 static void parse(int argc, char **argv, bench_t *b)
@@ -62,6 +66,7 @@ static void parse(int argc, char **argv, bench_t *b)
                                          {"op", required_argument, 0, 'o'}, {"average", required_argument, 0, 'a'},
                                          {"format", required_argument, 0, OPT_FORMAT},
                                          {"timeout", required_argument, 0, OPT_TIMEOUT},
+                                         {"tuning", required_argument, 0, OPT_TUNING},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *cmd = NULL;
     int opt;
@@ -89,6 +94,7 @@ static void parse(int argc, char **argv, bench_t *b)
                 cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
             break;
         case OPT_TIMEOUT: b->timeout = cli_double(cmd, "--timeout", optarg, 0); break;
+        case OPT_TUNING: b->tuning_file = optarg; break;
         case 'h':
             if (rank0)
                 help();
@@ -172,10 +178,31 @@ static void same_count(const run_t *r, int64_t count)
         cli_fail(NULL, "ranks disagree on the count: %lld and %lld elements", (long long)lo, (long long)hi);
 }
 
-static int64_t size_rows(const run_t *r, mring_report_t *rep, mring_row_t *row, int64_t size)
+/* With --tuning: the context for this size's configuration (rebuilt when it changes). */
+static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, char *rings)
+{
+    mring_config_t c, old;
+    char err[512];
+    if (mring_tuning_pick(r->b->tuning, r->P, size, &c, err, sizeof err))
+        cli_usage_error(NULL, "--tuning %s: %s", r->b->tuning_file, err);
+    if (r->ctx && (old = *mring_ctx_config(r->ctx), 1) && old.algo == c.algo && old.segment == c.segment &&
+        !memcmp(&old.topo, &c.topo, sizeof c.topo) && !memcmp(old.rings, c.rings, sizeof c.rings) &&
+        !memcmp(old.dim_algo, c.dim_algo, sizeof c.dim_algo))
+        return;
+    mring_ctx_free(r->ctx);
+    if (mring_ctx_create(MPI_COMM_WORLD, &c, r->b->timeout, &r->ctx, err, sizeof err) != MPI_SUCCESS)
+        cli_usage_error(NULL, "--tuning %s: %s", r->b->tuning_file, err);
+    row->algo = mring_algo_name(c.algo);
+    mring_topo_format(&c.topo, topo, 64);
+    mring_rings_format(&c, rings, 64);
+}
+
+static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_t size)
 {
     int64_t count = size / (int64_t)mring_dtype_size(r->t), bad = 0;
     guarded_t in, out;
+    if (r->b->tuning)
+        tuned_context(r, row, size, (char *)row->topo, (char *)row->rings);
     same_count(r, count);
     if (guarded_alloc(&in, (size_t)size) || guarded_alloc(&out, (size_t)size))
         cli_fail(NULL, "out of memory for %lld bytes", (long long)size);
@@ -227,9 +254,16 @@ int main(int argc, char **argv)
     if (b.mpi && (r.t == MRING_FLOAT16 || r.t == MRING_BFLOAT16))
         cli_usage_error(NULL, "--algo mpi with -d %s: MPI has no %s type; use float32, float64, int32 or int64",
                         mring_dtype_name(r.t), mring_dtype_name(r.t));
-    if (!b.mpi && mring_ctx_create(MPI_COMM_WORLD, &c, b.timeout, &r.ctx, err, sizeof err) != MPI_SUCCESS)
+    if (b.tuning_file && (b.mpi || !(b.tuning = mring_tuning_load(b.tuning_file, err, sizeof err))))
+        cli_usage_error(NULL, "%s", b.mpi ? "--tuning and --algo mpi both given; expected one" : err);
+    if (!b.mpi && !b.tuning && mring_ctx_create(MPI_COMM_WORLD, &c, b.timeout, &r.ctx, err, sizeof err) != MPI_SUCCESS)
         cli_usage_error(NULL, "%s", err);
     int n = cli_sweep_sizes(NULL, &b.sweep, (int64_t)c.elsize, sizes, 4096);
+    for (int i = 0; b.tuning && i < n; i++) { /* every size has a configuration, before any output */
+        mring_config_t tc;
+        if (mring_tuning_pick(b.tuning, r.P, sizes[i], &tc, err, sizeof err))
+            cli_usage_error(NULL, "--tuning %s: %s", b.tuning_file, err);
+    }
     mring_row_t row = {.source = "real", .algo = b.mpi ? "mpi" : mring_algo_name(c.algo),
                        .topo = mring_topo_format(&c.topo, topo, sizeof topo), .rings = mring_rings_format(&c, rings, sizeof rings),
                        .ranks = r.P, .type = mring_dtype_name(r.t), .redop = mring_redop_name(b.op), .real = 1};
@@ -247,6 +281,7 @@ int main(int argc, char **argv)
             cli_fail(NULL, "writing the report failed");
     }
     mring_ctx_free(r.ctx);
+    mring_tuning_free(b.tuning);
     MPI_Finalize();
     return bad ? 1 : 0;
 }

@@ -38,6 +38,9 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
 int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
                     mring_ctx_t *ctx);
 
+/* The configuration the context was created with. */
+const mring_config_t *mring_ctx_config(const mring_ctx_t *ctx);
+
 /* The rank and size of the context's communicator. */
 int mring_ctx_rank(const mring_ctx_t *ctx);
 int mring_ctx_size(const mring_ctx_t *ctx);

@@ -133,6 +133,7 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
 }
 
 int mring_ctx_rank(const mring_ctx_t *c) { return c->rank; }
+const mring_config_t *mring_ctx_config(const mring_ctx_t *c) { return &c->cfg; }
 int mring_ctx_size(const mring_ctx_t *c) { return c->size; }
 
 void mring_ctx_free(mring_ctx_t *c)
