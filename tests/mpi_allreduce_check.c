@@ -1,0 +1,332 @@
+/*
+ * mpi_allreduce_check.c - mring_allreduce against known results on the ranks it is launched with.
+ *
+ *   mpiexec -n P build/tests/mpi_allreduce_check [full|quick]
+ *
+ * Configurations: every algorithm x every topology that factors P (ordered factorisations into
+ * factors >= 2, plus "1xP" when P is 1 or prime) x rings 1..3 where mring_config_check accepts
+ * them.  Each call: inputs with an exact result whatever the reduction order, the receive buffer
+ * poisoned (0xA5) before an out-of-place call, guard words around both buffers.  Checked: the
+ * return code, zero wrong elements, send buffer equal to a copy taken before the call, guards
+ * intact, results bitwise identical across ranks (per-call hashes gathered once per config).
+ * Counts 37 and the big int64 max are checked by this file's own inputs and expected values
+ * (own_*), the other calls by the product's check (bench_fill/bench_wrong).
+ *
+ * Matrix.  "full": every configuration runs all 6 types x 5 ops at counts {0, 1, P-1, P, P+1, 37},
+ * out of place and in place, plus float32 sum and int64 max at 1000003 elements.  That is ~16000
+ * calls at P=8, ~2 minutes on 2 oversubscribed cores, so the default drops combinations: one
+ * configuration per algorithm (the most dimensions, then the most rings) keeps all types x ops;
+ * the others run, per count, one type of each element size (2, 4, 8 bytes) with the type within a
+ * size and the op rotating with the configuration and count, so that across configurations every
+ * type, op and count still meet.  The schedules depend on (count, element size) only; type x op
+ * exercise the kernels.  "quick" also drops the 1000003-element calls from the non-primary configs.
+ * Rank 0 prints the first failures and "mpi_allreduce_check: P=<P> <N> calls, <W> failures";
+ * the exit status is 1 when W > 0.
+ */
+#include "bench_check.h"
+#include "libmring.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BIG 1000003
+#define MAX_CALLS 512
+#define MAX_TOPOS 32
+#define SHOW_FAILURES 8
+
+enum { F_RC = 1, F_WRONG = 2, F_SEND = 4, F_GUARD = 8, F_HASH = 16 };
+
+typedef struct call {
+    int64_t count;
+    uint8_t t, op, inplace, own;
+} call_t;
+
+typedef struct state {
+    int rank, P, full, quick;
+    long ncalls, nfail;
+    void *copy; /* the send buffer before the call */
+    /* the configuration in progress */
+    const char *algo, *topo;
+    int rings, n;
+    call_t calls[MAX_CALLS];
+    int32_t code[MAX_CALLS];
+    uint64_t hash[MAX_CALLS];
+} state_t;
+
+/* ---- own inputs and expected values: small integers, +-1 and 2 for prod (exact in every type) ---- */
+
+static double own_input(mring_redop_t op, int r, int64_t i)
+{
+    if (op == MRING_PROD)
+        return (r + i) % 4 == 0 ? 2 : (r * 3 + i) % 5 == 0 ? -1 : 1;
+    return (double)((r * 5 + i * 3) % 7) - 3; /* -3..3 */
+}
+
+/* exact small values only: float16 and bfloat16 encoded here, not by the product's converters */
+static uint16_t own_half(double v, int bf)
+{
+    if (bf) {
+        float f = (float)v;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        return (uint16_t)(u >> 16);
+    }
+    int e;
+    double m = frexp(fabs(v), &e); /* v = m 2^e, m in [0.5, 1) */
+    uint16_t s = v < 0 ? 0x8000 : 0;
+    return v == 0 ? s : (uint16_t)(s | (e + 14) << 10 | ((uint16_t)ldexp(m, 11) & 0x3ff));
+}
+
+static double own_unhalf(uint16_t h, int bf)
+{
+    if (bf) {
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    int e = h >> 10 & 0x1f, m = h & 0x3ff;
+    double v = e == 31 ? NAN : e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+    return h & 0x8000 ? -v : v;
+}
+
+static void own_set(void *b, mring_dtype_t t, int64_t i, double v)
+{
+    switch (t) {
+    case MRING_FLOAT32: ((float *)b)[i] = (float)v; break;
+    case MRING_FLOAT64: ((double *)b)[i] = v; break;
+    case MRING_FLOAT16: ((uint16_t *)b)[i] = own_half(v, 0); break;
+    case MRING_BFLOAT16: ((uint16_t *)b)[i] = own_half(v, 1); break;
+    case MRING_INT32: ((int32_t *)b)[i] = (int32_t)v; break;
+    default: ((int64_t *)b)[i] = (int64_t)v; break;
+    }
+}
+
+static double own_get(const void *b, mring_dtype_t t, int64_t i)
+{
+    switch (t) {
+    case MRING_FLOAT32: return ((const float *)b)[i];
+    case MRING_FLOAT64: return ((const double *)b)[i];
+    case MRING_FLOAT16: return own_unhalf(((const uint16_t *)b)[i], 0);
+    case MRING_BFLOAT16: return own_unhalf(((const uint16_t *)b)[i], 1);
+    case MRING_INT32: return ((const int32_t *)b)[i];
+    default: return (double)((const int64_t *)b)[i];
+    }
+}
+
+static void own_fill(void *b, mring_dtype_t t, mring_redop_t op, int r, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        own_set(b, t, i, own_input(op, r, i));
+}
+
+/* elements that differ from the fold over ranks (avg: C truncation for integers, within a relative
+ * 2^-7 for 16-bit floats which round twice, as float(sum/P) for float32) */
+static int64_t own_wrong(const void *b, mring_dtype_t t, mring_redop_t op, int P, int64_t count)
+{
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double want = own_input(op, 0, i), got = own_get(b, t, i);
+        for (int r = 1; r < P; r++) {
+            double v = own_input(op, r, i);
+            want = op == MRING_PROD ? want * v : op == MRING_MIN ? fmin(want, v) : op == MRING_MAX ? fmax(want, v) : want + v;
+        }
+        if (op == MRING_AVG) {
+            want = t == MRING_INT32 || t == MRING_INT64 ? (double)((int64_t)want / P)
+                   : t == MRING_FLOAT32                 ? (double)((float)want / (float)P) : want / P;
+            if (t == MRING_FLOAT16 || t == MRING_BFLOAT16) {
+                wrong += !(fabs(got - want) <= fabs(want) * 0x1p-7);
+                continue;
+            }
+        }
+        wrong += got != want;
+    }
+    return wrong;
+}
+
+/* ---- one call ---- */
+
+static void one(state_t *s, mring_ctx_t *ctx, mring_dtype_t t, mring_redop_t op, int64_t count, int inplace)
+{
+    size_t bytes = (size_t)count * mring_dtype_size(t);
+    int own = count == 37 || (count == BIG && t == MRING_INT64), code = 0;
+    guarded_t in, out;
+    if (guarded_alloc(&in, bytes) || guarded_alloc(&out, bytes) || s->n == MAX_CALLS) {
+        fprintf(stderr, "mpi_allreduce_check: out of memory or too many calls per configuration\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    void *src = inplace ? out.data : in.data;
+    if (own)
+        own_fill(src, t, op, s->rank, count);
+    else
+        bench_fill(src, t, op, s->rank, s->P, count);
+    if (!inplace) {
+        memset(out.data, 0xA5, bytes);
+        memcpy(s->copy, in.data, bytes);
+    }
+    if (mring_allreduce(inplace ? MPI_IN_PLACE : in.data, out.data, count, t, op, ctx) != MPI_SUCCESS)
+        code |= F_RC;
+    if (own ? own_wrong(out.data, t, op, s->P, count) : bench_wrong(out.data, t, op, s->P, count))
+        code |= F_WRONG;
+    if (!inplace && memcmp(s->copy, in.data, bytes))
+        code |= F_SEND;
+    if (!guarded_intact(&in) || !guarded_intact(&out))
+        code |= F_GUARD;
+    s->calls[s->n] = (call_t){count, (uint8_t)t, (uint8_t)op, (uint8_t)inplace, (uint8_t)own};
+    s->hash[s->n] = bench_hash(out.data, bytes);
+    s->code[s->n++] = code;
+    guarded_free(&in);
+    guarded_free(&out);
+}
+
+static void show(state_t *s, const call_t *c, int rank, int code)
+{
+    if (++s->nfail > SHOW_FAILURES)
+        return;
+    printf("FAIL algo=%s topo=%s rings=%d type=%s op=%s count=%lld inplace=%d rank=%d:%s%s%s%s%s%s\n", s->algo,
+           s->topo, s->rings, mring_dtype_name(c->t), mring_redop_name(c->op), (long long)c->count, c->inplace, rank,
+           code & F_RC ? " error returned" : "", code & F_WRONG ? " wrong elements" : "",
+           code & F_WRONG ? (c->own ? " (own check)" : " (bench_wrong)") : "", code & F_SEND ? " send buffer changed" : "",
+           code & F_GUARD ? " guard overwritten" : "", code & F_HASH ? " result bits differ from rank 0" : "");
+}
+
+/* the calls of one configuration done: gather codes and hashes, rank 0 counts and reports failures */
+static void settle(state_t *s)
+{
+    int n = s->n, P = s->P;
+    int32_t *codes = s->rank ? NULL : malloc((size_t)P * (size_t)n * sizeof *codes);
+    uint64_t *hashes = s->rank ? NULL : malloc((size_t)P * (size_t)n * sizeof *hashes);
+    MPI_Gather(s->code, n, MPI_INT32_T, codes, n, MPI_INT32_T, 0, MPI_COMM_WORLD);
+    MPI_Gather(s->hash, n, MPI_UINT64_T, hashes, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    for (int i = 0; !s->rank && i < n; i++) {
+        long before = s->nfail;
+        for (int r = 0; r < P && s->nfail == before; r++) {
+            int code = codes[(size_t)r * n + i] | (hashes[(size_t)r * n + i] != hashes[i] ? F_HASH : 0);
+            if (code)
+                show(s, &s->calls[i], r, code);
+        }
+    }
+    s->ncalls += n;
+    s->n = 0;
+    free(codes);
+    free(hashes);
+}
+
+/* ---- the matrix ---- */
+
+static void run_config(state_t *s, mring_ctx_t *ctx, int k, int primary)
+{
+    int64_t counts[] = {0, 1, s->P - 1, s->P, s->P + 1, 37};
+    for (int j = 0; j < 6; j++)
+        for (int inplace = 0; inplace < 2; inplace++)
+            if (primary) {
+                for (int t = 0; t < MRING_NTYPES; t++)
+                    for (int op = 0; op < MRING_NOPS; op++)
+                        one(s, ctx, (mring_dtype_t)t, (mring_redop_t)op, counts[j], inplace);
+            } else {
+                static const mring_dtype_t by_size[3][2] = {{MRING_FLOAT16, MRING_BFLOAT16},
+                                                            {MRING_FLOAT32, MRING_INT32}, {MRING_FLOAT64, MRING_INT64}};
+                for (int e = 0; e < 3; e++)
+                    one(s, ctx, by_size[e][(k + j + inplace) % 2], (mring_redop_t)((k * 3 + j * 2 + e + inplace) % MRING_NOPS),
+                        counts[j], inplace);
+            }
+    for (int inplace = 0; inplace < 2 && (primary || !s->quick); inplace++) {
+        one(s, ctx, MRING_FLOAT32, MRING_SUM, BIG, inplace);
+        one(s, ctx, MRING_INT64, MRING_MAX, BIG, inplace);
+    }
+    settle(s);
+}
+
+/* ordered factorisations of n into factors >= 2, appended to prefix */
+static int factorise(int n, const char *prefix, char topos[][64], int nt)
+{
+    char buf[64];
+    for (int f = 2; f <= n && nt < MAX_TOPOS; f++)
+        if (n % f == 0) {
+            snprintf(buf, sizeof buf, "%s%s%d", prefix, *prefix ? "x" : "", f);
+            if (f == n)
+                snprintf(topos[nt++], 64, "%s", buf);
+            else
+                nt = factorise(n / f, buf, topos, nt);
+        }
+    return nt;
+}
+
+static int is_prime(int p)
+{
+    for (int d = 2; d * d <= p; d++)
+        if (p % d == 0)
+            return 0;
+    return p > 1;
+}
+
+int main(int argc, char **argv)
+{
+    static state_t s;
+    char topos[MAX_TOPOS][64], err[512];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &s.P);
+    for (int i = 1; i < argc; i++) {
+        s.full |= !strcmp(argv[i], "full");
+        s.quick |= !strcmp(argv[i], "quick");
+        if (strcmp(argv[i], "full") && strcmp(argv[i], "quick")) {
+            if (!s.rank)
+                fprintf(stderr, "mpi_allreduce_check: unknown argument '%s'; expected full or quick\n", argv[i]);
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    int nt = s.P == 1 ? (snprintf(topos[0], 64, "1"), 1) : factorise(s.P, "", topos, 0);
+    if ((s.P == 1 || is_prime(s.P)) && nt < MAX_TOPOS)
+        snprintf(topos[nt++], 64, "1x%d", s.P);
+    s.copy = malloc((size_t)BIG * 8);
+    double t0 = MPI_Wtime();
+    for (int a = 0; a < MRING_NALGOS; a++) {
+        int k = 0, best = -1, best_ti = 0, best_r = 0, ok[MAX_TOPOS][3] = {{0}};
+        mring_config_t c;
+        mring_topo_t topo;
+        for (int ti = 0; ti < nt; ti++) /* the primary: most dimensions, then most rings */
+            for (int r = 1; r <= 3; r++) {
+                mring_topo_parse(topos[ti], &topo, err, sizeof err);
+                mring_config_default(&c, &topo);
+                c.algo = (mring_algo_t)a;
+                for (int d = 0; d < topo.ndims; d++)
+                    c.rings[d] = r;
+                ok[ti][r - 1] = !mring_config_check(&c, err, sizeof err);
+                if (ok[ti][r - 1] && topo.ndims * 4 + r > best)
+                    best = topo.ndims * 4 + r, best_ti = ti, best_r = r;
+            }
+        for (int ti = 0; ti < nt; ti++)
+            for (int r = 1; r <= 3; r++) {
+                mring_ctx_t *ctx;
+                if (!ok[ti][r - 1])
+                    continue;
+                mring_topo_parse(topos[ti], &topo, err, sizeof err);
+                mring_config_default(&c, &topo);
+                c.algo = (mring_algo_t)a;
+                for (int d = 0; d < topo.ndims; d++)
+                    c.rings[d] = r;
+                s.algo = mring_algo_name(c.algo), s.topo = topos[ti], s.rings = r;
+                if (mring_ctx_create(MPI_COMM_WORLD, &c, 30, &ctx, err, sizeof err) != MPI_SUCCESS) {
+                    if (!s.rank && ++s.nfail <= SHOW_FAILURES)
+                        printf("FAIL algo=%s topo=%s rings=%d: mring_ctx_create: %s\n", s.algo, s.topo, r, err);
+                    continue;
+                }
+                run_config(&s, ctx, k++, s.full || (ti == best_ti && r == best_r));
+                mring_ctx_free(ctx);
+            }
+    }
+    if (!s.rank) {
+        if (s.nfail > SHOW_FAILURES)
+            printf("... %ld more failures\n", s.nfail - SHOW_FAILURES);
+        printf("mpi_allreduce_check: P=%d %ld calls, %ld failures\n", s.P, s.ncalls, s.nfail);
+        printf("# %d topologies, %.1f s\n", nt, MPI_Wtime() - t0);
+    }
+    MPI_Bcast(&s.nfail, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    free(s.copy);
+    MPI_Finalize();
+    return s.nfail ? 1 : 0;
+}
