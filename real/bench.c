@@ -6,6 +6,9 @@
 #include "cli.h"
 #include "libmring.h"
 #include "tuning.h"
+#ifdef MRING_HAVE_CUDA
+#include "cuda_reduce.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +39,9 @@ static void help(void)
            "  --format F        table (default), csv or json (fields as mring simulate, plus inplace, wrong,\n"
            "                    time_min_us, time_max_us)\n"
            "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n"
-           "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out`\n");
+           "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out`\n"
+           "  --device D        host (default) or cuda: buffers in GPU memory (CUDA builds), staged through pinned\n"
+           "                    host memory unless --cuda-aware hands device pointers to a CUDA-aware MPI\n");
 }
 
 static void finalize_hook(int status)
@@ -45,7 +50,7 @@ static void finalize_hook(int status)
     MPI_Finalize();
 }
 
-enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING };
+enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE };
 
 typedef struct bench {
     cli_conf_t cc;
@@ -56,6 +61,7 @@ typedef struct bench {
     double timeout;
     const char *tuning_file;
     mring_tuning_t *tuning;
+    int device, cuda_aware; /* --device cuda; --cuda-aware */
 } bench_t;
 
 static void parse(int argc, char **argv, bench_t *b)
@@ -67,6 +73,8 @@ static void parse(int argc, char **argv, bench_t *b)
                                          {"format", required_argument, 0, OPT_FORMAT},
                                          {"timeout", required_argument, 0, OPT_TIMEOUT},
                                          {"tuning", required_argument, 0, OPT_TUNING},
+                                         {"device", required_argument, 0, OPT_DEVICE},
+                                         {"cuda-aware", no_argument, 0, OPT_CUDA_AWARE},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *cmd = NULL;
     int opt;
@@ -95,6 +103,12 @@ static void parse(int argc, char **argv, bench_t *b)
             break;
         case OPT_TIMEOUT: b->timeout = cli_double(cmd, "--timeout", optarg, 0); break;
         case OPT_TUNING: b->tuning_file = optarg; break;
+        case OPT_DEVICE:
+            if (strcmp(optarg, "host") && strcmp(optarg, "cuda"))
+                cli_usage_error(cmd, "--device '%s' is unknown; expected host or cuda", optarg);
+            b->device = !strcmp(optarg, "cuda");
+            break;
+        case OPT_CUDA_AWARE: b->cuda_aware = 1; break;
         case 'h':
             if (rank0)
                 help();
@@ -144,18 +158,46 @@ static void timed(const run_t *r, const void *in, void *out, int64_t count, doub
     *t = r->b->average == 0 ? mine : r->b->average == 1 ? sum / r->P : r->b->average == 2 ? *tmin : *tmax;
 }
 
+/* The buffers of one size: host copies (guarded) and, with --device cuda, the device buffers the
+ * calls use; the checks always read host copies. */
+typedef struct bufs {
+    guarded_t in, out;
+    void *din, *dout;
+} bufs_t;
+
+static void *in_ptr(bufs_t *b) { return b->din ? b->din : b->in.data; }
+static void *out_ptr(bufs_t *b) { return b->dout ? b->dout : b->out.data; }
+
+/* Copy host -> device (to_dev) or device -> host for in (which = 0) or out (1); no-op on the host. */
+static void sync(bufs_t *b, int which, int to_dev)
+{
+#ifdef MRING_HAVE_CUDA
+    guarded_t *g = which ? &b->out : &b->in;
+    void *d = which ? b->dout : b->din;
+    if (d && (to_dev ? mring_cuda_copy(d, g->data, g->bytes) : mring_cuda_copy(g->data, d, g->bytes)))
+        cli_fail(NULL, "cudaMemcpy of %zu bytes failed", g->bytes);
+#else
+    (void)b, (void)which, (void)to_dev;
+#endif
+}
+
 /* One checked call: wrong elements over all ranks, plus ranks whose result differs from rank 0's bits,
  * plus broken guards or a changed send buffer. */
-static int64_t checked(const run_t *r, guarded_t *in, guarded_t *out, int64_t count, int inplace)
+static int64_t checked(const run_t *r, bufs_t *bb, int64_t count, int inplace)
 {
+    guarded_t *in = &bb->in, *out = &bb->out;
     size_t bytes = out->bytes;
     int64_t wrong = 0, total;
     bench_fill(inplace ? out->data : in->data, r->t, r->b->op, r->rank, r->P, count);
     if (!inplace)
         memset(out->data, 0xA5, bytes); /* poison: an element never written shows up */
     uint64_t before = inplace ? 0 : bench_hash(in->data, bytes), h;
-    if (call(r, inplace ? MPI_IN_PLACE : in->data, out->data, count) != MPI_SUCCESS)
+    sync(bb, 0, 1);
+    sync(bb, 1, 1);
+    if (call(r, inplace ? MPI_IN_PLACE : in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
         wrong += count ? count : 1;
+    sync(bb, 0, 0);
+    sync(bb, 1, 0);
     wrong += bench_wrong(out->data, r->t, r->b->op, r->P, count);
     wrong += !guarded_intact(out) + (!inplace && (!guarded_intact(in) || bench_hash(in->data, bytes) != before));
     h = bench_hash(out->data, bytes);
@@ -200,30 +242,42 @@ static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, 
 static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_t size)
 {
     int64_t count = size / (int64_t)mring_dtype_size(r->t), bad = 0;
-    guarded_t in, out;
+    bufs_t bb = {0};
     if (r->b->tuning)
         tuned_context(r, row, size, (char *)row->topo, (char *)row->rings);
+    if (r->ctx)
+        mring_ctx_set_cuda_aware(r->ctx, r->b->cuda_aware);
     same_count(r, count);
-    if (guarded_alloc(&in, (size_t)size) || guarded_alloc(&out, (size_t)size))
+    if (guarded_alloc(&bb.in, (size_t)size) || guarded_alloc(&bb.out, (size_t)size))
         cli_fail(NULL, "out of memory for %lld bytes", (long long)size);
+#ifdef MRING_HAVE_CUDA
+    if (r->b->device && (!(bb.din = mring_cuda_dev_alloc((size_t)size)) || !(bb.dout = mring_cuda_dev_alloc((size_t)size))))
+        cli_fail(NULL, "cudaMalloc of %lld bytes failed", (long long)size);
+#endif
     for (int inplace = 0; inplace < 2; inplace++) {
         double t, tmin, tmax;
-        bench_fill(in.data, r->t, r->b->op, r->rank, r->P, count);
-        memcpy(out.data, in.data, (size_t)size);
-        timed(r, inplace ? MPI_IN_PLACE : in.data, out.data, count, &t, &tmin, &tmax);
+        bench_fill(bb.in.data, r->t, r->b->op, r->rank, r->P, count);
+        memcpy(bb.out.data, bb.in.data, (size_t)size);
+        sync(&bb, 0, 1);
+        sync(&bb, 1, 1);
+        timed(r, inplace ? MPI_IN_PLACE : in_ptr(&bb), out_ptr(&bb), count, &t, &tmin, &tmax);
         row->count = count;
         row->size = size;
         row->inplace = inplace;
         row->time_us = t * 1e6;
         row->time_min_us = tmin * 1e6;
         row->time_max_us = tmax * 1e6;
-        row->wrong = r->b->check ? checked(r, &in, &out, count, inplace) : 0;
+        row->wrong = r->b->check ? checked(r, &bb, count, inplace) : 0;
         bad += row->wrong;
         if (r->rank == 0 && mring_report_row(rep, row))
             cli_fail(NULL, "writing the report failed");
     }
-    guarded_free(&in);
-    guarded_free(&out);
+    guarded_free(&bb.in);
+    guarded_free(&bb.out);
+#ifdef MRING_HAVE_CUDA
+    mring_cuda_dev_free(bb.din);
+    mring_cuda_dev_free(bb.dout);
+#endif
     return bad;
 }
 
@@ -254,6 +308,13 @@ int main(int argc, char **argv)
     if (b.mpi && (r.t == MRING_FLOAT16 || r.t == MRING_BFLOAT16))
         cli_usage_error(NULL, "--algo mpi with -d %s: MPI has no %s type; use float32, float64, int32 or int64",
                         mring_dtype_name(r.t), mring_dtype_name(r.t));
+#ifdef MRING_HAVE_CUDA
+    if (b.device && mring_cuda_devices() < 1)
+        cli_usage_error(NULL, "--device cuda: no CUDA device is visible on this machine");
+#else
+    if (b.device)
+        cli_usage_error(NULL, "--device cuda: this mring-bench was built without CUDA (nvcc not found)");
+#endif
     if (b.tuning_file && (b.mpi || !(b.tuning = mring_tuning_load(b.tuning_file, err, sizeof err))))
         cli_usage_error(NULL, "%s", b.mpi ? "--tuning and --algo mpi both given; expected one" : err);
     if (!b.mpi && !b.tuning && mring_ctx_create(MPI_COMM_WORLD, &c, b.timeout, &r.ctx, err, sizeof err) != MPI_SUCCESS)

@@ -3,7 +3,8 @@
  *
  * The same schedules as the model and the simulator (model/algo.h) run through the same
  * interpreter (model/interp.h) over MPI_Isend/MPI_Irecv on a private duplicate of the caller's
- * communicator, with host reduction kernels (model/dtype.h).  Buffers are host memory.
+ * communicator, with host reduction kernels (model/dtype.h), or CUDA kernels for device buffers in a
+ * build with CUDA (see mring_ctx_set_cuda_aware).
  *
  *   mring_ctx_t *ctx;
  *   mring_ctx_create(MPI_COMM_WORLD, &cfg, &ctx);          // cfg: algo, topo, rings, segment, dim_algo
@@ -37,6 +38,11 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
  */
 int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
                     mring_ctx_t *ctx);
+
+/* Device (CUDA) buffers are detected per call.  By default they are staged through pinned host
+ * memory (Debian's MPICH is not CUDA-aware); on = 1 hands device pointers to MPI and reduces with
+ * CUDA kernels (for a CUDA-aware MPI).  No effect in a build without CUDA. */
+void mring_ctx_set_cuda_aware(mring_ctx_t *ctx, int on);
 
 /* The configuration the context was created with. */
 const mring_config_t *mring_ctx_config(const mring_ctx_t *ctx);

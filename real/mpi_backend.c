@@ -2,6 +2,9 @@
 #include "libmring.h"
 
 #include "interp.h"
+#ifdef MRING_HAVE_CUDA
+#include "cuda_reduce.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,10 @@ struct mring_ctx {
     unsigned char *out;
     mring_dtype_t dtype;
     mring_redop_t op;
+    int device;     /* this call's buffers (and scratch) are device memory: CUDA kernels and copies */
+    int cuda_aware; /* hand device pointers to MPI instead of staging through host memory */
+    unsigned char *dev_scratch;
+    int64_t dev_scratch_bytes;
 };
 
 typedef struct req {
@@ -36,7 +43,7 @@ static unsigned char *addr(mring_ctx_t *c, int buf, int64_t off)
     size_t es = c->sched_elsize;
     switch (buf) {
     case MRING_BUF_OUT: return c->out + (size_t)off * es;
-    case MRING_BUF_SCRATCH: return c->scratch + (size_t)off * es;
+    case MRING_BUF_SCRATCH: return (c->device ? c->dev_scratch : c->scratch) + (size_t)off * es;
     default: return (unsigned char *)c->in + (size_t)off * es;
     }
 }
@@ -72,9 +79,16 @@ static int t_reduce(void *ctx, int stream, const mring_op_t *op, void **req)
 {
     mring_ctx_t *c = ctx;
     (void)stream;
+    *req = NULL;
+#ifdef MRING_HAVE_CUDA
+    if (c->device)
+        return mring_cuda_reduce(addr(c, op->buf, op->off), addr(c, op->src_buf, op->src_off), (size_t)op->count,
+                                 c->dtype, c->op, op->flags & MRING_REDUCE_SRC_FIRST)
+                   ? MPI_ERR_OTHER
+                   : 0;
+#endif
     mring_reduce(addr(c, op->buf, op->off), addr(c, op->src_buf, op->src_off), (size_t)op->count, c->dtype, c->op,
                  op->flags & MRING_REDUCE_SRC_FIRST);
-    *req = NULL;
     return 0;
 }
 
@@ -82,8 +96,15 @@ static int t_copy(void *ctx, int stream, const mring_op_t *op, void **req)
 {
     mring_ctx_t *c = ctx;
     (void)stream;
-    memcpy(addr(c, op->buf, op->off), addr(c, op->src_buf, op->src_off), (size_t)op->count * c->sched_elsize);
     *req = NULL;
+#ifdef MRING_HAVE_CUDA
+    if (c->device)
+        return mring_cuda_copy(addr(c, op->buf, op->off), addr(c, op->src_buf, op->src_off),
+                               (size_t)op->count * c->sched_elsize)
+                   ? MPI_ERR_OTHER
+                   : 0;
+#endif
+    memcpy(addr(c, op->buf, op->off), addr(c, op->src_buf, op->src_off), (size_t)op->count * c->sched_elsize);
     return 0;
 }
 
@@ -145,8 +166,13 @@ void mring_ctx_free(mring_ctx_t *c)
     if (c->sched_count >= 0)
         mring_rank_sched_free(&c->sched);
     free(c->scratch);
+#ifdef MRING_HAVE_CUDA
+    mring_cuda_dev_free(c->dev_scratch);
+#endif
     free(c);
 }
+
+void mring_ctx_set_cuda_aware(mring_ctx_t *c, int on) { c->cuda_aware = on; }
 
 /* The schedule for this count and element size (the last one is kept: calls repeat their sizes). */
 static int prepare(mring_ctx_t *c, int64_t count, size_t elsize)
@@ -173,8 +199,7 @@ static int prepare(mring_ctx_t *c, int64_t count, size_t elsize)
     return MPI_SUCCESS;
 }
 
-int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
-                    mring_ctx_t *c)
+static int run(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op, mring_ctx_t *c)
 {
     static const mring_transport_t table = {NULL, t_isend, t_irecv, t_reduce, t_copy, t_test, NULL};
     mring_transport_t tp = table;
@@ -202,7 +227,59 @@ int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dty
     mring_interp_free(&it);
     if (rc != 0)
         return MPI_ERR_OTHER;
-    if (op == MRING_AVG)
+    if (op == MRING_AVG) {
+#ifdef MRING_HAVE_CUDA
+        if (c->device)
+            return mring_cuda_scale_avg(recvbuf, (size_t)count, t, c->size) ? MPI_ERR_OTHER : MPI_SUCCESS;
+#endif
         mring_scale_avg(recvbuf, (size_t)count, t, c->size);
+    }
     return MPI_SUCCESS;
+}
+
+#ifdef MRING_HAVE_CUDA
+/* Device buffers: with CUDA-aware MPI, run on the device (CUDA kernels, device scratch); otherwise
+ * stage through pinned host buffers: copy in, run on the host, copy the result back. */
+static int run_device(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
+                      mring_ctx_t *c, int inplace)
+{
+    size_t bytes = (size_t)count * mring_dtype_size(t);
+    int rc;
+    if (c->cuda_aware) {
+        int64_t need = 0;
+        if ((rc = prepare(c, count, mring_dtype_size(t))) != MPI_SUCCESS)
+            return rc;
+        need = c->sched.scratch_count * (int64_t)mring_dtype_size(t);
+        if (need > c->dev_scratch_bytes) {
+            mring_cuda_dev_free(c->dev_scratch);
+            if (!(c->dev_scratch = mring_cuda_dev_alloc((size_t)need)))
+                return MPI_ERR_NO_MEM;
+            c->dev_scratch_bytes = need;
+        }
+        c->device = 1;
+        rc = run(sendbuf, recvbuf, count, t, op, c);
+        c->device = 0;
+        return rc;
+    }
+    unsigned char *host = mring_cuda_host_alloc(bytes);
+    if (!host)
+        return MPI_ERR_NO_MEM;
+    rc = mring_cuda_copy(host, inplace ? recvbuf : sendbuf, bytes) ? MPI_ERR_OTHER
+                                                                   : run(MPI_IN_PLACE, host, count, t, op, c);
+    if (rc == MPI_SUCCESS && mring_cuda_copy(recvbuf, host, bytes))
+        rc = MPI_ERR_OTHER;
+    mring_cuda_host_free(host);
+    return rc;
+}
+#endif
+
+int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
+                    mring_ctx_t *c)
+{
+#ifdef MRING_HAVE_CUDA
+    int inplace = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf;
+    if (mring_cuda_is_device(recvbuf) || (!inplace && mring_cuda_is_device(sendbuf)))
+        return run_device(sendbuf, recvbuf, count, t, op, c, inplace);
+#endif
+    return run(sendbuf, recvbuf, count, t, op, c);
 }

@@ -3,7 +3,7 @@
  * Header-only so that each tests/test_cli*.c stays one translation unit (the build makes one
  * program per tests/test_*.c).  The binary comes from $MRING_BIN (set by `scons test`),
  * falling back to build/bin/mring.  stdout and stderr go to unlinked temp files (no pipe
- * deadlock on large output); the child gets a 60 s alarm so a hang fails instead of blocking.
+ * deadlock on large output); the child gets a 300 s alarm so a hang fails instead of blocking.
  */
 #ifndef MRING_TESTS_CLI_RUN_H
 #define MRING_TESTS_CLI_RUN_H
@@ -85,7 +85,7 @@ static inline int cli_run(const char *const *args, struct cli_result *r)
         int in = open("/dev/null", O_RDONLY);
         if (in < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
             _exit(126);
-        alarm(60);
+        alarm(300);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }

@@ -1,0 +1,287 @@
+/* test_real.c - the real executor end to end, under mpiexec (MPICH) on this machine.
+ *
+ * 1. build/tests/mpi_allreduce_check on P = 1, 2, 3, 4, 5, 6, 8 ranks: every algorithm, topology
+ *    and rings against known results (see that file); exit 0 and "... 0 failures".
+ * 2. mring-bench on 4 ranks: table and csv output, --algo mpi, avg/prod in 16-bit types, and bad
+ *    input (one line on stderr, non-zero exit, no hang).
+ * The MPI programs are found next to $MRING_BIN (build/bin/mring -> build/tests/, build/bin/); the
+ * tests skip when MPICH or they are missing.  Every run has a deadline (MPIEXEC_TIMEOUT, then the
+ * whole process group is killed), so nothing hangs.
+ */
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "cli_run.h"
+
+#define CHECK_LIMIT_S 150 /* mpi_allreduce_check on 8 ranks takes ~35 s on 2 cores */
+#define BENCH_LIMIT_S 60
+#define PROMPT_S 20 /* a bad-input run must be over within this */
+
+/* path of rel inside the build directory of $MRING_BIN (build/bin/mring -> build/rel), or NULL when
+ * the file is missing or there is no mpiexec (no MPICH: the test skips) */
+static const char *build_file(const char *rel)
+{
+    static char path[PATH_MAX + 256];
+    char bin[PATH_MAX], *slash;
+    if (!realpath(cli_bin(), bin) || !(slash = strrchr(bin, '/')))
+        return NULL;
+    *slash = '\0'; /* .../build/bin */
+    if (!(slash = strrchr(bin, '/')))
+        return NULL;
+    *slash = '\0';
+    snprintf(path, sizeof path, "%s/%s", bin, rel);
+    return access(path, X_OK) == 0 && system("command -v mpiexec >/dev/null 2>&1") == 0 ? path : NULL;
+}
+
+/* run argv (argv[0] from PATH) in its own process group with MPIEXEC_TIMEOUT=limit; past limit + 5 s
+ * the group is killed (exited = 0).  Sets *secs.  Returns 0, or -1 when it could not run. */
+static int mpi_run(const char *const *argv, int limit, struct cli_result *r, double *secs)
+{
+    int fo = cli_tmpfile(), fe = cli_tmpfile(), st = 0;
+    size_t used = 0;
+    struct timespec t0, t;
+    for (int i = 0; argv[i] && used < sizeof r->cmd; i++)
+        used += (size_t)snprintf(r->cmd + used, sizeof r->cmd - used, "%s%s", i ? " " : "", argv[i]);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fo >= 0 && fe >= 0 ? fork() : -1, w = -1;
+    if (pid == 0) {
+        char lim[16];
+        int in = open("/dev/null", O_RDONLY);
+        snprintf(lim, sizeof lim, "%d", limit);
+        if (setpgid(0, 0) || setenv("MPIEXEC_TIMEOUT", lim, 1) || in < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 ||
+            dup2(fe, 2) < 0)
+            _exit(126);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    for (*secs = 0; pid > 0 && (w = waitpid(pid, &st, WNOHANG)) != pid && !(w < 0 && errno != EINTR);) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        *secs = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
+        if (*secs > limit + 5) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            break;
+        }
+        usleep(20000);
+    }
+    r->exited = WIFEXITED(st);
+    r->status = r->exited ? WEXITSTATUS(st) : WTERMSIG(st);
+    r->out = pid > 0 ? cli_slurp(fo, &r->out_len) : NULL;
+    r->err = pid > 0 ? cli_slurp(fe, &r->err_len) : NULL;
+    close(fo);
+    close(fe);
+    return pid > 0 && r->out && r->err ? 0 : -1;
+}
+
+/* mpiexec -n np <build/prog> args...; skips the test without MPICH; the caller frees r */
+static double mpi_launch(int np, const char *prog, const char *const *args, int limit, struct cli_result *r)
+{
+    const char *argv[CLI_MAX_ARGS + 5] = {"mpiexec", "-n", NULL}, *path = build_file(prog);
+    char n[16];
+    double secs;
+    if (!path)
+        skip();
+    snprintf(n, sizeof n, "%d", np);
+    argv[2] = n;
+    argv[3] = path;
+    for (int i = 0; args[i] && i < CLI_MAX_ARGS; i++)
+        argv[4 + i] = args[i];
+    if (mpi_run(argv, limit, r, &secs) != 0)
+        fail_msg("could not run %s", r->cmd);
+    print_message("%s: %.1f s\n", r->cmd, secs);
+    return secs;
+}
+
+static void want_exit0(const struct cli_result *r)
+{
+    char how[64];
+    if (!r->exited || r->status != 0)
+        fail_msg("%s: want exit 0, got %s\nstdout: %.2000s\nstderr: %.2000s", r->cmd, cli_how(r, how, sizeof how),
+                 r->out, r->err);
+}
+
+/* ---- 1. mpi_allreduce_check ---- */
+
+static void test_allreduce_check(void **state)
+{
+    int P = (int)(intptr_t)*state;
+    const char *args[] = {NULL};
+    struct cli_result r;
+    char want[64];
+    long calls = 0, failures = -1;
+    mpi_launch(P, "tests/mpi_allreduce_check", args, CHECK_LIMIT_S, &r);
+    want_exit0(&r);
+    snprintf(want, sizeof want, "mpi_allreduce_check: P=%d ", P);
+    const char *line = strstr(r.out, want);
+    if (!line || sscanf(line + strlen(want), "%ld calls, %ld failures", &calls, &failures) != 2 || failures != 0 ||
+        calls < 100)
+        fail_msg("%s: no summary line with 0 failures\n%.3000s", r.cmd, r.out);
+    cli_free(&r);
+}
+
+/* ---- 2. mring-bench ---- */
+
+/* every data row of a table: inplace "no"/"yes" counted, #wrong summed; returns the row count */
+static int table_rows(const char *out, int *no, int *yes, long long *wrong)
+{
+    int n = 0;
+    *no = *yes = 0;
+    *wrong = 0;
+    for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        long long size, count, bad;
+        char type[32], op[16], inplace[8];
+        double t, alg, bus;
+        if (*l == '#' || sscanf(l, "%lld %lld %31s %15s %lf %lf %lf %lld %7s", &size, &count, type, op, &t, &alg, &bus,
+                                &bad, inplace) != 9)
+            continue;
+        n++;
+        *wrong += bad;
+        *no += !strcmp(inplace, "no");
+        *yes += !strcmp(inplace, "yes");
+    }
+    return n;
+}
+
+/* run mring-bench on 4 ranks with a table; require exit 0, 0 wrong, the nccl-tests footer and
+ * nsizes rows out of place and in place */
+static void bench_table_ok(const char *const *args, int nsizes)
+{
+    struct cli_result r;
+    int no, yes;
+    long long wrong;
+    mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
+    want_exit0(&r);
+    int n = table_rows(r.out, &no, &yes, &wrong);
+    if (n != 2 * nsizes || no != nsizes || yes != nsizes || wrong != 0 ||
+        !strstr(r.out, "\n# Out of bounds values : 0 OK\n") || !strstr(r.out, "\n# Avg bus bandwidth"))
+        fail_msg("%s: want %d rows out of place and %d in place, 0 wrong, \"# Out of bounds values : 0 OK\" and "
+                 "\"# Avg bus bandwidth\"; got %d/%d rows, %lld wrong:\n%s",
+                 r.cmd, nsizes, nsizes, no, yes, wrong, r.out);
+    cli_free(&r);
+}
+
+static void test_bench_table(void **state)
+{
+    const char *args[] = {"-b", "8", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", NULL};
+    bench_table_ok(args, 5); /* 8, 64, 512, 4K, 32K */
+}
+
+static void test_bench_mpi(void **state)
+{
+    const char *args[] = {"--algo", "mpi", "-b", "8", "-e", "4K", "-f", "8", "-n", "2", "-w", "1", NULL};
+    bench_table_ok(args, 4);
+}
+
+static void test_bench_avg_float16(void **state)
+{
+    const char *args[] = {"-o", "avg", "-d", "float16", "-b", "6", "-e", "6K", "-f", "8", "-n", "2", "-w", "1", NULL};
+    bench_table_ok(args, 4); /* 6, 48, 384, 3072 */
+}
+
+static void test_bench_prod_bfloat16(void **state)
+{
+    const char *args[] = {"-o", "prod", "-d", "bfloat16", "--topo", "2x2", "--rings", "2", "-b", "8", "-e", "4K",
+                          "-f", "8", "-n", "2", "-w", "1", NULL};
+    bench_table_ok(args, 4);
+}
+
+/* column index of name in a csv header line, or -1 */
+static int csv_col(const char *header, const char *name)
+{
+    size_t len = strlen(name);
+    int col = 0;
+    for (const char *p = header; *p && *p != '\n'; col++) {
+        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\n' || !p[len]))
+            return col;
+        p += strcspn(p, ",\n");
+        p += *p == ',';
+    }
+    return -1;
+}
+
+/* field col of a csv line as a double */
+static double csv_num(const char *line, int col)
+{
+    for (; col > 0 && *line && *line != '\n'; col--)
+        line += strcspn(line, ",\n") + (line[strcspn(line, ",\n")] == ',');
+    return col == 0 ? strtod(line, NULL) : NAN;
+}
+
+static void test_bench_csv(void **state)
+{
+    const char *args[] = {"-b", "8", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", "--format", "csv", NULL};
+    const char *tail = ",inplace,wrong,time_min_us,time_max_us\n";
+    struct cli_result r;
+    int rows = 0;
+    mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
+    want_exit0(&r);
+    const char *nl = strchr(r.out, '\n');
+    if (!nl || (size_t)(nl + 1 - r.out) < strlen(tail) || strncmp(nl + 1 - strlen(tail), tail, strlen(tail)))
+        fail_msg("%s: the csv header does not end with %s:\n%s", r.cmd, tail, r.out);
+    int cw = csv_col(r.out, "wrong"), ct = csv_col(r.out, "time_us"), c0 = csv_col(r.out, "time_min_us"),
+        c1 = csv_col(r.out, "time_max_us");
+    assert_true(cw >= 0 && ct >= 0 && c0 >= 0 && c1 >= 0);
+    for (const char *l = nl + 1; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l), rows++) {
+        double t = csv_num(l, ct), t0 = csv_num(l, c0), t1 = csv_num(l, c1);
+        if (csv_num(l, cw) != 0 || !(t0 <= t && t <= t1 && t0 > 0))
+            fail_msg("%s: want wrong 0 and time_min_us <= time_us <= time_max_us in row %d: %.200s", r.cmd, rows + 1, l);
+    }
+    assert_int_equal(rows, 10);
+    cli_free(&r);
+}
+
+/* 1 if s holds the number n as a whole token (not a part of 24 or 4x2) */
+static int has_number(const char *s, const char *n)
+{
+    size_t len = strlen(n);
+    for (const char *p = s; (p = strstr(p, n)) != NULL; p++)
+        if ((p == s || !strchr("0123456789x", p[-1])) && !strchr("0123456789x", p[len]))
+            return 1;
+    return 0;
+}
+
+/* a bad flag: non-zero exit within PROMPT_S, exactly one stderr line (rank 0's) holding every word */
+static void bench_bad(const char *const *args, const char *w1, const char *w2)
+{
+    struct cli_result r;
+    double secs = mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
+    char *nl = strchr(r.err, '\n');
+    if (!r.exited || r.status == 0 || secs > PROMPT_S || !nl || nl[1] || !strstr(r.err, w1) || (w2 && !has_number(r.err, w2)))
+        fail_msg("%s: want a non-zero exit within %d s and one stderr line naming %s%s%s; got %s after %.1f s, "
+                 "stderr:\n%s", r.cmd, PROMPT_S, w1, w2 ? " and " : "", w2 ? w2 : "", r.exited ? "exit" : "signal",
+                 secs, r.err);
+    cli_free(&r);
+}
+
+static void test_bench_bad_topo(void **state)
+{
+    const char *args[] = {"--topo", "3x2", "-b", "8", "-e", "8", "-n", "1", NULL};
+    bench_bad(args, "3x2", "4");
+}
+
+static void test_bench_bad_type(void **state)
+{
+    const char *args[] = {"-d", "float8", "-b", "8", "-e", "8", "-n", "1", NULL};
+    bench_bad(args, "float8", NULL);
+}
+
+#define CHECK_P(p) {"mpi_allreduce_check_P" #p, test_allreduce_check, NULL, NULL, (void *)(intptr_t)(p)}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bench_bad_topo), cmocka_unit_test(test_bench_bad_type),
+        cmocka_unit_test(test_bench_table),    cmocka_unit_test(test_bench_csv),
+        cmocka_unit_test(test_bench_mpi),      cmocka_unit_test(test_bench_avg_float16),
+        cmocka_unit_test(test_bench_prod_bfloat16),
+        CHECK_P(1), CHECK_P(2), CHECK_P(3), CHECK_P(4), CHECK_P(5), CHECK_P(6), CHECK_P(8),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
