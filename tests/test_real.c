@@ -231,7 +231,8 @@ static void test_bench_csv(void **state)
     for (const char *l = nl + 1; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l), rows++) {
         double t = csv_num(l, ct), t0 = csv_num(l, c0), t1 = csv_num(l, c1);
         if (csv_num(l, cw) != 0 || !(t0 <= t && t <= t1 && t0 > 0))
-            fail_msg("%s: want wrong 0 and time_min_us <= time_us <= time_max_us in row %d: %.200s", r.cmd, rows + 1, l);
+            fail_msg("%s: want wrong 0 and time_min_us <= time_us <= time_max_us in row %d: %.*s", r.cmd, rows + 1,
+                     (int)strcspn(l, "\n"), l);
     }
     assert_int_equal(rows, 10);
     cli_free(&r);
@@ -251,11 +252,12 @@ static int has_number(const char *s, const char *n)
 static void bench_bad(const char *const *args, const char *w1, const char *w2)
 {
     struct cli_result r;
+    char how[64];
     double secs = mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
     char *nl = strchr(r.err, '\n');
     if (!r.exited || r.status == 0 || secs > PROMPT_S || !nl || nl[1] || !strstr(r.err, w1) || (w2 && !has_number(r.err, w2)))
         fail_msg("%s: want a non-zero exit within %d s and one stderr line naming %s%s%s; got %s after %.1f s, "
-                 "stderr:\n%s", r.cmd, PROMPT_S, w1, w2 ? " and " : "", w2 ? w2 : "", r.exited ? "exit" : "signal",
+                 "stderr:\n%s", r.cmd, PROMPT_S, w1, w2 ? " and " : "", w2 ? w2 : "", cli_how(&r, how, sizeof how),
                  secs, r.err);
     cli_free(&r);
 }
