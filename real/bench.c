@@ -91,7 +91,13 @@ static void parse(int argc, char **argv, bench_t *b)
         case 'n': b->iters = cli_int(cmd, "-n", optarg, 1, 1 << 30); break;
         case 'w': b->warmup = cli_int(cmd, "-w", optarg, 0, 1 << 30); break;
         case 'c': b->check = cli_int(cmd, "-c", optarg, 0, 1); break;
-        case 'd': b->cc.type_s = optarg; break;
+        case 'd': {
+            mring_dtype_t t;
+            if (mring_dtype_parse(optarg, &t))
+                cli_usage_error(cmd, "-d '%s' is unknown; expected one of %s", optarg, mring_dtype_list());
+            b->cc.type_s = optarg;
+            break;
+        }
         case 'o':
             if (mring_redop_parse(optarg, &b->op))
                 cli_usage_error(cmd, "-o '%s' is unknown; expected one of %s", optarg, mring_redop_list());

@@ -13,13 +13,17 @@
  * (own_*), the other calls by the product's check (bench_fill/bench_wrong).
  *
  * Matrix.  "full": every configuration runs all 6 types x 5 ops at counts {0, 1, P-1, P, P+1, 37},
- * out of place and in place, plus float32 sum and int64 max at 1000003 elements.  That is ~16000
- * calls at P=8, ~2 minutes on 2 oversubscribed cores, so the default drops combinations: one
- * configuration per algorithm (the most dimensions, then the most rings) keeps all types x ops;
- * the others run, per count, one type of each element size (2, 4, 8 bytes) with the type within a
- * size and the op rotating with the configuration and count, so that across configurations every
- * type, op and count still meet.  The schedules depend on (count, element size) only; type x op
- * exercise the kernels.  "quick" also drops the 1000003-element calls from the non-primary configs.
+ * out of place and in place, plus float32 sum and int64 max at 1000003 elements, both ways: 16016
+ * calls at P=8, 130 s on 2 oversubscribed cores.  The default (~3300 calls, ~32 s at P=8) drops:
+ *  - all types x ops except in one configuration per algorithm, the primary (most dimensions, then
+ *    most rings): the others run, per count and direction, one type of each element size (2, 4, 8
+ *    bytes), the type within a size and the op rotating with configuration, count and direction
+ *    (the schedules depend on count and element size only; types x ops exercise the kernels);
+ *  - at 1000003 elements, except in the primary: int64 max, and float32 sum in the direction
+ *    (in place or out of place) the rotation does not pick.
+ * "quick" (~2 s at P=3, ~20 s at P=6) also drops the 1000003-element calls of the non-primary
+ * configurations (large messages take MPI's rendezvous path; a stream that loses elements only at
+ * large counts was caught by the default and missed by quick).
  * Rank 0 prints the first failures and "mpi_allreduce_check: P=<P> <N> calls, <W> failures";
  * the exit status is 1 when W > 0.
  */
@@ -293,10 +297,55 @@ static int is_prime(int p)
     return p > 1;
 }
 
+/* algorithm a on topology topo with r rings in every dimension; 0 if mring_config_check accepts it */
+static int make_config(mring_config_t *c, int a, const char *topo, int r, char *err, size_t errlen)
+{
+    mring_topo_t t;
+    if (mring_topo_parse(topo, &t, err, errlen))
+        return -1;
+    mring_config_default(c, &t);
+    c->algo = (mring_algo_t)a;
+    for (int d = 0; d < t.ndims; d++)
+        c->rings[d] = r;
+    return mring_config_check(c, err, errlen);
+}
+
+/* every accepted (topology, rings) of algorithm a; 1 ring must be accepted on every topology */
+static void run_algo(state_t *s, int a, char topos[][64], int nt)
+{
+    int k = 0, best = -1, best_ti = 0, best_r = 0, ok[MAX_TOPOS][3];
+    mring_config_t c;
+    char err[512];
+    s->algo = mring_algo_name((mring_algo_t)a);
+    for (int ti = 0; ti < nt; ti++) /* the primary: most dimensions, then most rings */
+        for (int r = 1; r <= 3; r++) {
+            ok[ti][r - 1] = !make_config(&c, a, topos[ti], r, err, sizeof err);
+            if (ok[ti][r - 1] && c.topo.ndims * 4 + r > best)
+                best = c.topo.ndims * 4 + r, best_ti = ti, best_r = r;
+            if (r == 1 && !ok[ti][0] && !s->rank && ++s->nfail <= SHOW_FAILURES)
+                printf("FAIL algo=%s topo=%s rings=1: mring_config_check: %s\n", s->algo, topos[ti], err);
+        }
+    for (int ti = 0; ti < nt; ti++)
+        for (int r = 1; r <= 3; r++) {
+            mring_ctx_t *ctx;
+            if (!ok[ti][r - 1])
+                continue;
+            make_config(&c, a, topos[ti], r, err, sizeof err);
+            s->topo = topos[ti], s->rings = r;
+            if (mring_ctx_create(MPI_COMM_WORLD, &c, 30, &ctx, err, sizeof err) != MPI_SUCCESS) {
+                if (!s->rank && ++s->nfail <= SHOW_FAILURES)
+                    printf("FAIL algo=%s topo=%s rings=%d: mring_ctx_create: %s\n", s->algo, s->topo, r, err);
+                continue;
+            }
+            run_config(s, ctx, k++, s->full || (ti == best_ti && r == best_r));
+            mring_ctx_free(ctx);
+        }
+}
+
 int main(int argc, char **argv)
 {
     static state_t s;
-    char topos[MAX_TOPOS][64], err[512];
+    char topos[MAX_TOPOS][64];
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.P);
@@ -315,41 +364,8 @@ int main(int argc, char **argv)
         snprintf(topos[nt++], 64, "1x%d", s.P);
     s.copy = malloc((size_t)BIG * 8);
     double t0 = MPI_Wtime();
-    for (int a = 0; a < MRING_NALGOS; a++) {
-        int k = 0, best = -1, best_ti = 0, best_r = 0, ok[MAX_TOPOS][3] = {{0}};
-        mring_config_t c;
-        mring_topo_t topo;
-        for (int ti = 0; ti < nt; ti++) /* the primary: most dimensions, then most rings */
-            for (int r = 1; r <= 3; r++) {
-                mring_topo_parse(topos[ti], &topo, err, sizeof err);
-                mring_config_default(&c, &topo);
-                c.algo = (mring_algo_t)a;
-                for (int d = 0; d < topo.ndims; d++)
-                    c.rings[d] = r;
-                ok[ti][r - 1] = !mring_config_check(&c, err, sizeof err);
-                if (ok[ti][r - 1] && topo.ndims * 4 + r > best)
-                    best = topo.ndims * 4 + r, best_ti = ti, best_r = r;
-            }
-        for (int ti = 0; ti < nt; ti++)
-            for (int r = 1; r <= 3; r++) {
-                mring_ctx_t *ctx;
-                if (!ok[ti][r - 1])
-                    continue;
-                mring_topo_parse(topos[ti], &topo, err, sizeof err);
-                mring_config_default(&c, &topo);
-                c.algo = (mring_algo_t)a;
-                for (int d = 0; d < topo.ndims; d++)
-                    c.rings[d] = r;
-                s.algo = mring_algo_name(c.algo), s.topo = topos[ti], s.rings = r;
-                if (mring_ctx_create(MPI_COMM_WORLD, &c, 30, &ctx, err, sizeof err) != MPI_SUCCESS) {
-                    if (!s.rank && ++s.nfail <= SHOW_FAILURES)
-                        printf("FAIL algo=%s topo=%s rings=%d: mring_ctx_create: %s\n", s.algo, s.topo, r, err);
-                    continue;
-                }
-                run_config(&s, ctx, k++, s.full || (ti == best_ti && r == best_r));
-                mring_ctx_free(ctx);
-            }
-    }
+    for (int a = 0; a < MRING_NALGOS; a++)
+        run_algo(&s, a, topos, nt);
     if (!s.rank) {
         if (s.nfail > SHOW_FAILURES)
             printf("... %ld more failures\n", s.nfail - SHOW_FAILURES);
