@@ -137,3 +137,35 @@ extern "C" int mring_cuda_devices(void)
     }
     return n;
 }
+
+// Asynchronous copies for staging: one non-blocking stream, an event per copy.
+static cudaStream_t copy_stream;
+
+extern "C" void *mring_cuda_copy_async(void *dst, const void *src, size_t bytes)
+{
+    cudaEvent_t ev;
+    if (!copy_stream && cudaStreamCreateWithFlags(&copy_stream, cudaStreamNonBlocking) != cudaSuccess)
+        return NULL;
+    if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess)
+        return NULL;
+    if ((bytes && cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, copy_stream) != cudaSuccess) ||
+        cudaEventRecord(ev, copy_stream) != cudaSuccess) {
+        cudaEventDestroy(ev);
+        return NULL;
+    }
+    return (void *)ev;
+}
+
+extern "C" int mring_cuda_event_done(void *ev)
+{
+    cudaError_t e = cudaEventQuery((cudaEvent_t)ev);
+    if (e == cudaErrorNotReady)
+        return 0;
+    return e == cudaSuccess ? 1 : -1;
+}
+
+extern "C" void mring_cuda_event_free(void *ev)
+{
+    if (ev)
+        cudaEventDestroy((cudaEvent_t)ev);
+}

@@ -27,6 +27,12 @@ void *mring_cuda_host_alloc(size_t bytes);
 void mring_cuda_host_free(void *p);
 void *mring_cuda_dev_alloc(size_t bytes);
 void mring_cuda_dev_free(void *p);
+/* Start an asynchronous copy (any direction) on mring's copy stream; returns an event to poll, or NULL. */
+void *mring_cuda_copy_async(void *dst, const void *src, size_t bytes);
+/* 1 when the copy behind event ev has finished, 0 while it runs, -1 on error. */
+int mring_cuda_event_done(void *ev);
+void mring_cuda_event_free(void *ev);
+
 /* Number of CUDA devices (0 when there is none or no driver). */
 int mring_cuda_devices(void);
 

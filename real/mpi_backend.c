@@ -30,12 +30,21 @@ struct mring_ctx {
     mring_redop_t op;
     int device;     /* this call's buffers (and scratch) are device memory: CUDA kernels and copies */
     int cuda_aware; /* hand device pointers to MPI instead of staging through host memory */
+    int stage;      /* this call stages its device messages through pinned host memory */
     unsigned char *dev_scratch;
     int64_t dev_scratch_bytes;
 };
 
+/* A message.  With device buffers and no CUDA-aware MPI it is staged piece by piece through pinned
+ * host memory: a send first copies device -> host (phase COPY_OUT), then sends; a receive receives,
+ * then copies host -> device (phase COPY_IN).  The pieces of a pipelined schedule thus overlap the
+ * copy of one piece with the transfer of the previous one. */
+enum { MSG, COPY_OUT, COPY_IN };
 typedef struct req {
     MPI_Request r;
+    int phase, is_send, peer, tag, bytes;
+    MPI_Comm comm;
+    void *host, *dev, *event;
 } req_t;
 
 static unsigned char *addr(mring_ctx_t *c, int buf, int64_t off)
@@ -62,8 +71,25 @@ static int post(mring_ctx_t *c, int stream, const mring_op_t *op, void **out, in
         return MPI_ERR_COUNT;
     }
     bytes = (int)((size_t)op->count * c->sched_elsize);
-    rc = is_send ? MPI_Isend(addr(c, op->buf, op->off), bytes, MPI_BYTE, op->peer, tag, comm, &q->r)
-                 : MPI_Irecv(addr(c, op->buf, op->off), bytes, MPI_BYTE, op->peer, tag, comm, &q->r);
+    *q = (req_t){MPI_REQUEST_NULL, MSG, is_send, op->peer, tag, bytes, comm, NULL, addr(c, op->buf, op->off), NULL};
+#ifdef MRING_HAVE_CUDA
+    if (c->stage) {
+        if (!(q->host = mring_cuda_host_alloc((size_t)bytes))) {
+            free(q);
+            return MPI_ERR_NO_MEM;
+        }
+        if (is_send) { /* copy the piece out first; the send starts when the copy is done (t_test) */
+            q->phase = COPY_OUT;
+            if (!(q->event = mring_cuda_copy_async(q->host, q->dev, (size_t)bytes)))
+                return MPI_ERR_OTHER;
+            *out = q;
+            return 0;
+        }
+    }
+#endif
+    void *buf = q->host ? q->host : q->dev;
+    rc = is_send ? MPI_Isend(buf, bytes, MPI_BYTE, op->peer, tag, comm, &q->r)
+                 : MPI_Irecv(buf, bytes, MPI_BYTE, op->peer, tag, comm, &q->r);
     if (rc != MPI_SUCCESS) {
         free(q);
         return rc;
@@ -108,11 +134,50 @@ static int t_copy(void *ctx, int stream, const mring_op_t *op, void **req)
     return 0;
 }
 
+#ifdef MRING_HAVE_CUDA
+/* Advance a staged message; *done = 1 when its last phase has finished. */
+static int staged(req_t *q, int *done)
+{
+    int flag = 0, rc;
+    *done = 0;
+    if (q->phase == COPY_OUT || q->phase == COPY_IN) {
+        if ((flag = mring_cuda_event_done(q->event)) < 0)
+            return MPI_ERR_OTHER;
+        if (!flag)
+            return 0;
+        mring_cuda_event_free(q->event);
+        q->event = NULL;
+        if (q->phase == COPY_IN) {
+            *done = 1;
+            return 0;
+        }
+        q->phase = MSG; /* the piece is in host memory: send it */
+        return MPI_Isend(q->host, q->bytes, MPI_BYTE, q->peer, q->tag, q->comm, &q->r);
+    }
+    if ((rc = MPI_Test(&q->r, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS || !flag)
+        return rc;
+    if (q->is_send) {
+        *done = 1;
+        return 0;
+    }
+    q->phase = COPY_IN; /* received into host memory: copy it to the device */
+    return (q->event = mring_cuda_copy_async(q->dev, q->host, (size_t)q->bytes)) ? 0 : MPI_ERR_OTHER;
+}
+#endif
+
 static int t_test(void *ctx, void *vreq, int *done)
 {
     req_t *q = vreq;
-    int flag = 0, rc = MPI_Test(&q->r, &flag, MPI_STATUS_IGNORE);
+    int flag = 0, rc;
     (void)ctx;
+#ifdef MRING_HAVE_CUDA
+    if (q->host) {
+        rc = staged(q, &flag);
+        if (flag)
+            mring_cuda_host_free(q->host);
+    } else
+#endif
+        rc = MPI_Test(&q->r, &flag, MPI_STATUS_IGNORE);
     *done = flag;
     if (flag)
         free(q);
@@ -238,37 +303,26 @@ static int run(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t 
 }
 
 #ifdef MRING_HAVE_CUDA
-/* Device buffers: with CUDA-aware MPI, run on the device (CUDA kernels, device scratch); otherwise
- * stage through pinned host buffers: copy in, run on the host, copy the result back. */
+/* Device buffers: the schedule runs on the device (CUDA kernels, device scratch); its messages go
+ * from device memory straight to MPI with CUDA-aware MPI, else staged piece by piece (req_t). */
 static int run_device(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
-                      mring_ctx_t *c, int inplace)
+                      mring_ctx_t *c)
 {
-    size_t bytes = (size_t)count * mring_dtype_size(t);
+    int64_t need;
     int rc;
-    if (c->cuda_aware) {
-        int64_t need = 0;
-        if ((rc = prepare(c, count, mring_dtype_size(t))) != MPI_SUCCESS)
-            return rc;
-        need = c->sched.scratch_count * (int64_t)mring_dtype_size(t);
-        if (need > c->dev_scratch_bytes) {
-            mring_cuda_dev_free(c->dev_scratch);
-            if (!(c->dev_scratch = mring_cuda_dev_alloc((size_t)need)))
-                return MPI_ERR_NO_MEM;
-            c->dev_scratch_bytes = need;
-        }
-        c->device = 1;
-        rc = run(sendbuf, recvbuf, count, t, op, c);
-        c->device = 0;
+    if ((rc = prepare(c, count, mring_dtype_size(t))) != MPI_SUCCESS)
         return rc;
+    need = c->sched.scratch_count * (int64_t)mring_dtype_size(t);
+    if (need > c->dev_scratch_bytes) {
+        mring_cuda_dev_free(c->dev_scratch);
+        if (!(c->dev_scratch = mring_cuda_dev_alloc((size_t)need)))
+            return MPI_ERR_NO_MEM;
+        c->dev_scratch_bytes = need;
     }
-    unsigned char *host = mring_cuda_host_alloc(bytes);
-    if (!host)
-        return MPI_ERR_NO_MEM;
-    rc = mring_cuda_copy(host, inplace ? recvbuf : sendbuf, bytes) ? MPI_ERR_OTHER
-                                                                   : run(MPI_IN_PLACE, host, count, t, op, c);
-    if (rc == MPI_SUCCESS && mring_cuda_copy(recvbuf, host, bytes))
-        rc = MPI_ERR_OTHER;
-    mring_cuda_host_free(host);
+    c->device = 1;
+    c->stage = !c->cuda_aware;
+    rc = run(sendbuf, recvbuf, count, t, op, c);
+    c->device = c->stage = 0;
     return rc;
 }
 #endif
@@ -279,7 +333,7 @@ int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dty
 #ifdef MRING_HAVE_CUDA
     int inplace = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf;
     if (mring_cuda_is_device(recvbuf) || (!inplace && mring_cuda_is_device(sendbuf)))
-        return run_device(sendbuf, recvbuf, count, t, op, c, inplace);
+        return run_device(sendbuf, recvbuf, count, t, op, c);
 #endif
     return run(sendbuf, recvbuf, count, t, op, c);
 }
