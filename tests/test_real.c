@@ -274,6 +274,23 @@ static void test_bench_bad_type(void **state)
     bench_bad(args, "float8", NULL);
 }
 
+/* --timeout: a call that cannot finish in time (1 us: every rank waits on its peer longer than that)
+ * aborts the job promptly with a non-zero exit, naming the stuck operation (rank, stream, op, peer,
+ * phase and step) instead of hanging. */
+static void test_bench_timeout_names_stuck_op(void **state)
+{
+    const char *args[] = {"--timeout", "0.000001", "-b", "1M", "-e", "1M", "-n", "1", "-w", "0", NULL};
+    struct cli_result r;
+    char how[64];
+    (void)state;
+    double secs = mpi_launch(2, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
+    if (!r.exited || r.status == 0 || secs > PROMPT_S || !strstr(r.err, "timed out") || !strstr(r.err, "rank ") ||
+        !strstr(r.err, "stream 0 op") || !strstr(r.err, "RS d1 s0") || !(strstr(r.err, "RECV") || strstr(r.err, "SEND")))
+        fail_msg("%s: want a prompt non-zero exit naming the stuck operation; got %s after %.1f s, stderr:\n%s", r.cmd,
+                 cli_how(&r, how, sizeof how), secs, r.err);
+    cli_free(&r);
+}
+
 #define CHECK_P(p) {"mpi_allreduce_check_P" #p, test_allreduce_check, NULL, NULL, (void *)(intptr_t)(p)}
 
 int main(void)
@@ -282,7 +299,7 @@ int main(void)
         cmocka_unit_test(test_bench_bad_topo), cmocka_unit_test(test_bench_bad_type),
         cmocka_unit_test(test_bench_table),    cmocka_unit_test(test_bench_csv),
         cmocka_unit_test(test_bench_mpi),      cmocka_unit_test(test_bench_avg_float16),
-        cmocka_unit_test(test_bench_prod_bfloat16),
+        cmocka_unit_test(test_bench_prod_bfloat16), cmocka_unit_test(test_bench_timeout_names_stuck_op),
         CHECK_P(1), CHECK_P(2), CHECK_P(3), CHECK_P(4), CHECK_P(5), CHECK_P(6), CHECK_P(8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
