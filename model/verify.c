@@ -195,7 +195,7 @@ static int check_races(const mring_rank_sched_t *rs, char *err, size_t errlen)
                 v[k++] = (span_t){off, off + c, b, 1, s};
         }
     qsort(v, (size_t)k, sizeof *v, span_cmp);
-    /* sweep: remember, per buffer, the furthest-reaching write and access of each kind seen so far */
+    /* sorted by buffer and start: compare each span with the later spans that start inside it */
     for (int64_t i = 0; i < k; i++)
         for (int64_t j = i + 1; j < k && v[j].buf == v[i].buf && v[j].lo < v[i].hi; j++)
             if (v[i].stream != v[j].stream && (v[i].write || v[j].write)) {
