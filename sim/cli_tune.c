@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void help(void)
@@ -24,13 +25,15 @@ static void help(void)
            "  --type T          element type (default float32)\n"
            "  --out FILE        write the tuning file (JSON: size ranges -> configuration) for the executor\n"
            "  --plot FILE.png   draw busbw against size for the best configuration of each algorithm (gnuplot)\n"
+           "  --jobs N          tune N sizes at once in worker processes (default: the number of cores)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n");
 }
 
-enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OUT, OPT_PLOT };
+enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OUT, OPT_PLOT, OPT_JOBS };
 
 typedef struct tune_opts {
     const char *platform, *out, *plot, *type;
+    int jobs;
     cli_cfgs_t cfgs;
     cli_sweep_t sweep;
 } tune_opts_t;
@@ -41,6 +44,7 @@ static void parse(const char *cmd, int argc, char **argv, tune_opts_t *o)
                                          {"platform", required_argument, 0, OPT_PLATFORM},
                                          {"out", required_argument, 0, OPT_OUT},
                                          {"plot", required_argument, 0, OPT_PLOT},
+                                         {"jobs", required_argument, 0, OPT_JOBS},
                                          {"type", required_argument, 0, OPT_TYPE},
                                          CLI_CFG_OPTION,
                                          {"help", no_argument, 0, 'h'},
@@ -53,6 +57,7 @@ static void parse(const char *cmd, int argc, char **argv, tune_opts_t *o)
         case OPT_PLATFORM: o->platform = optarg; break;
         case OPT_OUT: o->out = optarg; break;
         case OPT_PLOT: o->plot = optarg; break;
+        case OPT_JOBS: o->jobs = cli_int(cmd, "--jobs", optarg, 1, 64); break;
         case OPT_TYPE: o->type = optarg; break;
         case 'h': help(); exit(0);
         }
@@ -84,6 +89,56 @@ static void print_row(const mring_tune_size_t *s, int P)
     fflush(stdout);
 }
 
+/* One size's outcome, as a worker sends it. */
+typedef struct record {
+    int rc;
+    char err[512];
+    mring_tune_size_t res;
+} record_t;
+
+static int read_full(int fd, void *buf, size_t len)
+{
+    for (size_t got = 0; got < len;) {
+        ssize_t r = read(fd, (char *)buf + got, len - got);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+/* Fork a worker that tunes sizes k, k + jobs, ... (its own copy of the loaded SimGrid platform) and
+ * writes one record per size to the returned pipe.  Sizes are independent simulations: the workers
+ * use the machine's cores. */
+static int spawn_worker(mring_tune_t *t, const int64_t *sizes, int n, int k, int jobs)
+{
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        close(fd[0]);
+        for (int i = k; i < n; i += jobs) {
+            static record_t rec;
+            memset(&rec, 0, sizeof rec);
+            rec.rc = mring_tune_size(t, sizes[i], &rec.res, rec.err, sizeof rec.err);
+            for (size_t put = 0; put < sizeof rec;) {
+                ssize_t w = write(fd[1], (char *)&rec + put, sizeof rec - put);
+                if (w <= 0)
+                    _exit(1);
+                put += (size_t)w;
+            }
+            if (rec.rc)
+                break;
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    return fd[0];
+}
+
 int cmd_tune(int argc, char **argv)
 {
     const char *cmd = "tune";
@@ -108,14 +163,29 @@ int cmd_tune(int argc, char **argv)
            mring_tune_ncandidates(t));
     printf("# %12s  %-40s %11s %8s %9s %9s\n#%14s  %-40s %11s %8s %9s %9s\n", "size", "best configuration",
            "time", "busbw", "vs ring", "vs raben.", "(B)", "", "(us)", "(GB/s)", "", "");
-    for (int i = 0; i < n; i++) {
+    fflush(stdout);
+    int jobs = o.jobs > 0 ? o.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int fds[64];
+    jobs = jobs < 1 ? 1 : jobs > n ? n : jobs > 64 ? 64 : jobs;
+    for (int k = 0; k < jobs; k++)
+        if ((fds[k] = spawn_worker(t, sizes, n, k, jobs)) < 0)
+            cli_fail(cmd, "cannot start tuning worker %d", k);
+    for (int i = 0; i < n; i++) { /* worker i % jobs sends its sizes in order */
+        record_t rec;
         if (isatty(2))
             fprintf(stderr, "\rtune: size %d/%d (%lld bytes)...", i + 1, n, (long long)sizes[i]);
-        if (mring_tune_size(t, sizes[i], &res[i], err, sizeof err))
-            cli_fail(cmd, "tuning %lld bytes: %s", (long long)sizes[i], err);
+        if (read_full(fds[i % jobs], &rec, sizeof rec))
+            cli_fail(cmd, "tuning worker %d stopped before %lld bytes", i % jobs, (long long)sizes[i]);
+        if (rec.rc)
+            cli_fail(cmd, "tuning %lld bytes: %s", (long long)sizes[i], rec.err);
+        res[i] = rec.res;
         if (isatty(2))
             fprintf(stderr, "\r\033[K");
         print_row(&res[i], pf.nranks);
+    }
+    for (int k = 0; k < jobs; k++) {
+        close(fds[k]);
+        wait(NULL);
     }
     if (o.out && mring_tune_write_file(o.out, o.platform, res, n, pf.nranks, mring_dtype_name(dtype), err, sizeof err))
         cli_fail(cmd, "%s", err);
