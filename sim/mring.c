@@ -32,9 +32,12 @@ static void usage(FILE *f)
                "multi-dimensional rank grid.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nexample (64 IBM Minsky nodes, 4 P100 each, NVLink inside a node, one EDR port per node):\n"
+    fprintf(f, "\nexamples (64 IBM Minsky nodes, 4 P100 each, NVLink inside a node, one EDR port per node):\n"
+               "  mring tune --platform platforms/minsky-64.xml -b 1K -e 1G -f 4\n"
+               "  mring simulate --platform platforms/minsky-64.xml --rings 2,1,1 -b 1K -e 1G -f 4 --breakdown\n"
                "  mring model --topo 4x16x4 --rings 2,1,1 \\\n"
-               "      --links 1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4 --gamma 240GBps -b 1K -e 1G -f 4\n");
+               "      --links 1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4 --gamma 244GBps -b 1K -e 1G -f 4\n"
+               "and for real, on MPI ranks: mpiexec -n 4 mring-bench --topo 2x2 --rings 2 -b 8 -e 64M -f 4\n");
 }
 
 int main(int argc, char **argv)
