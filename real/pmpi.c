@@ -22,17 +22,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CTX 32
+/* Contexts live in an attribute of the user's communicator (MPI attribute caching), so they go away
+ * with it: a later communicator that reuses the same handle value starts afresh. */
+#define MAX_CTX 8
 
-static struct {
-    MPI_Comm comm; /* the user's communicator */
-    char key[256]; /* the configuration it was built for */
-    mring_ctx_t *ctx;
-} cache[MAX_CTX];
-static int ncache;
+typedef struct comm_ctxs {
+    int n;
+    char key[MAX_CTX][256]; /* the configuration each context was built for */
+    mring_ctx_t *ctx[MAX_CTX];
+} comm_ctxs_t;
+
+static int keyval = MPI_KEYVAL_INVALID;
 static long long through, passed;
 static mring_tuning_t *tuning;
 static int tuning_loaded;
+
+static int free_ctxs(MPI_Comm comm, int kv, void *attr, void *extra)
+{
+    comm_ctxs_t *cc = attr;
+    (void)comm, (void)kv, (void)extra;
+    for (int i = 0; i < cc->n; i++)
+        mring_ctx_free(cc->ctx[i]);
+    free(cc);
+    return MPI_SUCCESS;
+}
 
 static int map_type(MPI_Datatype dt, mring_dtype_t *t)
 {
@@ -95,19 +108,27 @@ static int configure(int P, int64_t bytes, mring_config_t *c)
 static mring_ctx_t *context(MPI_Comm comm, const mring_config_t *c)
 {
     char key[256], topo[64], rings[64], err[256];
+    comm_ctxs_t *cc;
+    int found = 0;
     snprintf(key, sizeof key, "%d/%s/%s/%lld/%d%d%d%d", (int)c->algo, mring_topo_format(&c->topo, topo, sizeof topo),
              mring_rings_format(c, rings, sizeof rings), (long long)c->segment, c->dim_algo[0], c->dim_algo[1],
              c->dim_algo[2], c->dim_algo[3]);
-    for (int i = 0; i < ncache; i++)
-        if (cache[i].comm == comm && !strcmp(cache[i].key, key))
-            return cache[i].ctx;
-    if (ncache == MAX_CTX)
+    if (keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_ctxs, &keyval, NULL) != MPI_SUCCESS)
         return NULL;
-    if (mring_ctx_create(comm, c, 0, &cache[ncache].ctx, err, sizeof err) != MPI_SUCCESS)
+    MPI_Comm_get_attr(comm, keyval, &cc, &found);
+    if (!found) {
+        if (!(cc = calloc(1, sizeof *cc)))
+            return NULL;
+        MPI_Comm_set_attr(comm, keyval, cc);
+    }
+    for (int i = 0; i < cc->n; i++)
+        if (!strcmp(cc->key[i], key))
+            return cc->ctx[i];
+    if (cc->n == MAX_CTX || mring_ctx_create(comm, c, 0, &cc->ctx[cc->n], err, sizeof err) != MPI_SUCCESS)
         return NULL;
-    cache[ncache].comm = comm;
-    snprintf(cache[ncache].key, sizeof cache[ncache].key, "%s", key);
-    return cache[ncache++].ctx;
+    snprintf(cc->key[cc->n], sizeof cc->key[0], "%s", key);
+    return cc->ctx[cc->n++];
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
@@ -135,9 +156,6 @@ int MPI_Finalize(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (s && *s == '1' && rank == 0)
         printf("mring-pmpi: %lld calls through mring, %lld passed to MPI\n", through, passed);
-    for (int i = 0; i < ncache; i++)
-        mring_ctx_free(cache[i].ctx);
-    ncache = 0;
-    mring_tuning_free(tuning);
+    mring_tuning_free(tuning); /* contexts go with their communicators' attributes */
     return PMPI_Finalize();
 }

@@ -20,21 +20,34 @@
 #include "cli_run.h"
 #include "sim_cli.h"
 
-/* Run the app on 2 ranks with the interposer and `env` (e.g. MRING_TOPO=2); stdout+stderr, exit status. */
-static void run_app(const char *env, const char *expect)
+/* Run an app on np ranks with the interposer and `env` (e.g. MRING_TOPO=2); check its output. */
+static void run_prog(const char *prog, int np, const char *env, const char *ok, const char *expect)
 {
-    char cmd[3 * PATH_MAX], out[8192] = "";
+    char cmd[3 * PATH_MAX], out[8192] = "", rel[64];
     size_t n = 0;
+    snprintf(rel, sizeof rel, "build/tests/%s", prog);
     snprintf(cmd, sizeof cmd,
-             "MRING_PMPI_STATS=1 %s LD_PRELOAD=%s timeout 120 mpiexec -n 2 %s 2>&1", env,
-             sim_repo_path("build/lib/libmring-pmpi.so"), sim_repo_path("build/tests/mpi_pmpi_app"));
+             "MRING_PMPI_STATS=1 %s LD_PRELOAD=%s timeout 120 mpiexec -n %d %s 2>&1", env,
+             sim_repo_path("build/lib/libmring-pmpi.so"), np, sim_repo_path(rel));
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     while (n + 1 < sizeof out && fgets(out + n, (int)(sizeof out - n), p))
         n = strlen(out);
     int status = pclose(p);
-    if (status != 0 || !strstr(out, "app: 0 wrong") || !strstr(out, expect))
-        fail_msg("%s: want exit 0, 'app: 0 wrong' and '%s'; got status %d, output: %s", cmd, expect, status, out);
+    if (status != 0 || !strstr(out, ok) || !strstr(out, expect))
+        fail_msg("%s: want exit 0, '%s' and '%s'; got status %d, output: %s", cmd, ok, expect, status, out);
+}
+
+static void run_app(const char *env, const char *expect)
+{
+    run_prog("mpi_pmpi_app", 2, env, "app: 0 wrong", expect);
+}
+
+/* Freed communicators' handles come back: contexts must not outlive their communicator. */
+static void communicator_reuse(void **state)
+{
+    (void)state;
+    run_prog("mpi_pmpi_reuse", 4, "", "reuse: 0 wrong", "mring-pmpi: 4 calls through mring, 0 passed to MPI");
 }
 
 static void routed(void **state)
@@ -59,6 +72,7 @@ static void topology_mismatch_falls_through(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(routed), cmocka_unit_test(ring_algorithm),
-                                       cmocka_unit_test(topology_mismatch_falls_through)};
+                                       cmocka_unit_test(topology_mismatch_falls_through),
+                                       cmocka_unit_test(communicator_reuse)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
