@@ -39,9 +39,10 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
 
 /*
  * Per-dimension alpha-beta figures of the platform for topology t (which must have pf->nranks
- * ranks): dimension i's link is the route from rank 0 to its neighbour in dimension i (latency =
- * sum of the route's link latencies, bandwidth = the smallest); when more than one rank's route
- * in that dimension crosses the route's narrowest link, it is a port shared by that many ranks.
+ * ranks): dimension i's link is the slowest step among the ranks of its first group of stride
+ * D_{i+1} (the least route bandwidth; latency = the largest route latency, a route's latency being
+ * the sum of its links'); when more than one rank's step crosses that route's narrowest link, it is
+ * a port shared by that many ranks.  So a flat grid on a hierarchy gets its node-crossing hop.
  * gamma_bw is rank 0's host speed.  Fills p.
  */
 void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mring_cost_params_t *p);

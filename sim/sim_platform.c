@@ -139,6 +139,26 @@ static int route_has(sg_host_t a, sg_host_t b, const_sg_link_t link)
     return found;
 }
 
+/* The slowest step of dimension i among the ranks of the first group of stride D_{i+1} (a node for
+ * dimension 1, a rack for dimension 2, every rank for a flat grid): the rank whose route to its next
+ * neighbour has the least bandwidth (then the most latency); *lat gets the largest latency of them all. */
+static int slowest_rank(const mring_platform_t *pf, const mring_topo_t *t, int i, double *lat)
+{
+    int worst = 0;
+    double wbw = 0;
+    *lat = 0;
+    for (int r = 0; r < t->nranks && r < mring_topo_stride(t, i + 1); r++) {
+        sg_host_t a = pf->hosts[r], b = pf->hosts[mring_topo_neighbor(t, r, i, 1)];
+        double bw = sg_host_get_route_bandwidth(a, b), l = sg_host_get_route_latency(a, b);
+        if (r == 0 || bw < wbw) {
+            worst = r;
+            wbw = bw;
+        }
+        *lat = l > *lat ? l : *lat;
+    }
+    return worst;
+}
+
 void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mring_cost_params_t *p)
 {
     const_sg_link_t narrow[MRING_MAX_DIMS] = {0};
@@ -146,37 +166,33 @@ void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mr
     p->ndims = t->ndims;
     p->gamma_bw = sg_host_get_speed(pf->hosts[0]);
     for (int i = 0; i < t->ndims; i++) {
-        int peer = t->dims[i] > 1 ? mring_topo_neighbor(t, 0, i, 1) : 0;
+        int sharers = 0, own = 0, w, peer;
         const_sg_link_t nl;
-        int sharers = 0;
-        if (peer == 0) { /* a dimension of size 1 carries nothing: any figures do */
+        if (t->dims[i] == 1) { /* a dimension of size 1 carries nothing: any figures do */
             p->link[i] = (mring_link_t){0, 1e9, 0, i};
             continue;
         }
-        p->link[i].alpha = sg_host_get_route_latency(pf->hosts[0], pf->hosts[peer]);
-        p->link[i].bw = sg_host_get_route_bandwidth(pf->hosts[0], pf->hosts[peer]);
-        nl = narrow[i] = narrowest(pf->hosts[0], pf->hosts[peer]);
+        w = slowest_rank(pf, t, i, &p->link[i].alpha);
+        peer = mring_topo_neighbor(t, w, i, 1);
+        p->link[i].bw = sg_host_get_route_bandwidth(pf->hosts[w], pf->hosts[peer]);
+        nl = narrow[i] = narrowest(pf->hosts[w], pf->hosts[peer]);
         p->link[i].port = i;
         for (int j = 0; j < i; j++) /* the same narrowest link as an earlier dimension: the same port */
             if (nl && narrow[j] == nl) {
                 p->link[i].port = p->link[j].port;
                 break;
             }
-        /* ranks of the first group of stride D_i (e.g. a node) whose step in dimension i crosses it too */
+        /* ranks of the group whose step in dimension i crosses that link too */
         for (int r = 0; nl && r < t->nranks && r < mring_topo_stride(t, i + 1); r++)
             sharers += route_has(pf->hosts[r], pf->hosts[mring_topo_neighbor(t, r, i, 1)], nl);
-        /* a port when other ranks cross it too, or when rank 0's route to a neighbour in any other
+        /* a port when other ranks cross it too, or when the rank's route to a neighbour in any other
          * direction or dimension does (a rank with a single way out); else a point-to-point link per
          * neighbour (NVLink) */
-        int own = 0;
         for (int j = 0; nl && j < t->ndims && !own; j++)
             for (int dir = -1; dir <= 1 && !own; dir += 2) {
-                int q = t->dims[j] > 1 ? mring_topo_neighbor(t, 0, j, dir) : 0;
-                own = q != 0 && q != peer && route_has(pf->hosts[0], pf->hosts[q], nl);
+                int q = t->dims[j] > 1 ? mring_topo_neighbor(t, w, j, dir) : w;
+                own = q != w && q != peer && route_has(pf->hosts[w], pf->hosts[q], nl);
             }
-        if (sharers > 1 || own)
-            p->link[i].share = sharers > 1 ? sharers : 1;
-        else
-            p->link[i].share = 0;
+        p->link[i].share = sharers > 1 ? sharers : own ? 1 : 0;
     }
 }
