@@ -122,8 +122,15 @@ static int write_doc(xw_t *w, const mring_platgen_t *g)
         snprintf(topo, sizeof topo, "%dx%dx%d", g->gpus_per_node, per, g->racks);
     else
         snprintf(topo, sizeof topo, "%dx%d", g->gpus_per_node, g->nodes);
+    char params[512];
+    snprintf(params, sizeof params,
+             " this file: %d nodes in %d rack(s), %d GPUs and %d NIC(s) per node; NVLink %.4g GB/s, X-bus/QPI %.4g GB/s,\n"
+             " PCIe %.4g GB/s, NIC %.4g GB/s and %.4g us per side, GPU reduction %.4g GB/s, over-subscription %.4g:1 ",
+             g->nodes, g->racks, g->gpus_per_node, g->nics, g->nvlink_bw / 1e9, g->xbus_bw / 1e9, g->pcie_bw / 1e9,
+             g->nic_bw / 1e9, g->nic_lat * 1e6, g->gpu_speed / 1e9, g->oversubscription);
     xw_start_platform(w);
     xw_comment(w, g->source);
+    xw_comment(w, params);
     xw_comment(w, " mring conventions: hosts with property mring_rank run the ranks; the root zone's mring_topo is\n"
                   " the natural topology.  Written by `mring platform`; regenerate rather than edit. ");
     xw_start_zone(w, g->name, "Full");

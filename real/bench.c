@@ -20,7 +20,8 @@ static void help(void)
 {
     printf("usage: mpiexec -n P mring-bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
            "                  [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
-           "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n\n"
+           "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n"
+           "                  [--tuning FILE] [--device host|cuda] [--cuda-aware]\n\n"
            "Time allreduce on the MPI job's ranks with the flags of nccl-tests (all_reduce_perf), out of\n"
            "place and in place, and check every result: inputs whose exact sum is known whatever the\n"
            "reduction order, receive buffers poisoned first, guard words around the buffers, the send\n"
@@ -41,7 +42,8 @@ static void help(void)
            "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n"
            "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out`\n"
            "  --device D        host (default) or cuda: buffers in GPU memory (CUDA builds), staged through pinned\n"
-           "                    host memory unless --cuda-aware hands device pointers to a CUDA-aware MPI\n");
+           "                    host memory piece by piece\n"
+           "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n");
 }
 
 static void finalize_hook(int status)

@@ -125,9 +125,10 @@ int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg)
 
 const char cli_conf_help[] =
     "  --topo T          rank grid d1xd2x...xdk, d1 innermost (e.g. 4x16x4 = 4 GPUs x 16 nodes x 4 racks);\n"
-    "                    required\n"
+    "                    required, unless --platform gives it (its mring_topo)\n"
     "  --algo A          multiring (default), ring, rd, rabenseifner, hier\n"
-    "  --rings R         rings per dimension: R for all, or R1,...,Rk (multiring only); default 1.\n"
+    "  --rings R         rings (streams): R in every dimension, default 1; multiring also takes one per\n"
+    "                    dimension, R1,...,Rk; ring and hier take one value, rd and rabenseifner only 1.\n"
     "                    Ring j runs forward for even j, backward for odd j\n"
     "  --dim-algo LIST   multiring: ring (default) or rabenseifner (recursive halving/doubling, power-of-two\n"
     "                    dimensions) for every dimension, or one per dimension, e.g. ring,rabenseifner,ring\n"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void help(void)
 {
@@ -99,6 +100,10 @@ int cmd_platform(int argc, char **argv)
         cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (!out)
         cli_usage_error(cmd, "-o FILE is required");
+    struct stat st;
+    if (!strcmp(out, "-") || (stat(out, &st) == 0 && !S_ISREG(st.st_mode)))
+        cli_usage_error(cmd, "-o '%s' is not a regular file; expected a file path (it is written whole, then renamed)",
+                        out);
     if (mring_platgen_check(&g, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
     if (mring_platgen_write(&g, out, err, sizeof err))
