@@ -10,7 +10,8 @@
  * (default multiring), MRING_RINGS (default 1), MRING_SEGMENT (bytes), MRING_TUNING (a tuning file
  * from `mring tune`: its entry for the call's size in bytes decides algo, topo, rings, dim_algo and
  * segment; its rank count must match the communicator).  A configuration that does not fit the
- * communicator (wrong rank count) falls through to PMPI_Allreduce.  MRING_PMPI_STATS=1 prints, at
+ * communicator (wrong rank count) falls through to PMPI_Allreduce; a bad or unfitting setting is
+ * reported once, on rank 0 of MPI_COMM_WORLD, on stderr.  MRING_PMPI_STATS=1 prints, at
  * MPI_Finalize on rank 0, how many calls went through mring and how many passed through.
  */
 #include "libmring.h"
@@ -79,30 +80,67 @@ static int map_op(MPI_Op op, mring_redop_t *o)
     return 0;
 }
 
+/* Say once, on rank 0 of MPI_COMM_WORLD, why calls go to MPI's own allreduce. */
+static void warn_once(const char *why)
+{
+    static int warned;
+    int rank = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!warned && rank == 0)
+        fprintf(stderr, "mring-pmpi: %s; those calls use MPI's own allreduce\n", why);
+    warned = 1;
+}
+
 /* The configuration for a call of `bytes` on a communicator of P ranks, from the environment. */
 static int configure(int P, int64_t bytes, mring_config_t *c)
 {
     const char *s;
-    char err[256];
+    char err[256], why[320];
     mring_topo_t t;
     if (!tuning_loaded && (s = getenv("MRING_TUNING"))) {
         tuning_loaded = 1;
-        if (!(tuning = mring_tuning_load(s, err, sizeof err)))
-            fprintf(stderr, "mring-pmpi: %s; using MPI's own allreduce\n", err);
+        if (!(tuning = mring_tuning_load(s, err, sizeof err))) {
+            warn_once(err);
+            return -1;
+        }
     }
-    if (tuning)
-        return mring_tuning_pick(tuning, P, bytes, c, err, sizeof err);
-    snprintf(err, sizeof err, "%d", P);
-    if (mring_topo_parse((s = getenv("MRING_TOPO")) ? s : err, &t, err, sizeof err))
+    if (tuning_loaded && !tuning)
         return -1;
+    if (tuning) {
+        if (mring_tuning_pick(tuning, P, bytes, c, err, sizeof err) == 0)
+            return 0;
+        snprintf(why, sizeof why, "MRING_TUNING: %s", err);
+        warn_once(why);
+        return -1;
+    }
+    char flat[16];
+    snprintf(flat, sizeof flat, "%d", P);
+    if (mring_topo_parse((s = getenv("MRING_TOPO")) ? s : flat, &t, err, sizeof err)) {
+        warn_once(err);
+        return -1;
+    }
     mring_config_default(c, &t);
-    if ((s = getenv("MRING_ALGO")) && mring_algo_parse(s, &c->algo))
+    if ((s = getenv("MRING_ALGO")) && mring_algo_parse(s, &c->algo)) {
+        snprintf(why, sizeof why, "MRING_ALGO '%s' is unknown; expected one of %s", s, mring_algo_list());
+        warn_once(why);
         return -1;
-    if ((s = getenv("MRING_RINGS")) && mring_rings_parse(s, &t, c->rings, err, sizeof err))
+    }
+    if ((s = getenv("MRING_RINGS")) && mring_rings_parse(s, &t, c->rings, err, sizeof err)) {
+        warn_once(err);
         return -1;
-    if ((s = getenv("MRING_SEGMENT")) && mring_parse_size(s, &c->segment))
+    }
+    if ((s = getenv("MRING_SEGMENT")) && mring_parse_size(s, &c->segment)) {
+        snprintf(why, sizeof why, "MRING_SEGMENT '%s' is not a size", s);
+        warn_once(why);
         return -1;
-    return t.nranks == P ? 0 : -1;
+    }
+    if (t.nranks != P || mring_config_check(c, err, sizeof err)) {
+        if (t.nranks != P)
+            snprintf(err, sizeof err, "MRING_TOPO has %d ranks, a communicator %d", t.nranks, P);
+        warn_once(err);
+        return -1;
+    }
+    return 0;
 }
 
 static mring_ctx_t *context(MPI_Comm comm, const mring_config_t *c)

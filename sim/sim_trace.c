@@ -13,19 +13,27 @@ static const char *short_phase(int phase)
     return phase >= 0 && phase < MRING_NPHASES ? n[phase] : "?";
 }
 
-static json_t *event(const mring_sim_event_t *e)
+/* One op as an async slice (a "b" and an "e" event with the same id): a stream's ops overlap in time
+ * (pieces in flight, a send beside a receive), and async slices need not nest as "X" slices must. */
+static int event(json_t *events, const mring_sim_event_t *e, int64_t id)
 {
-    char name[96];
+    char name[96], buf[24];
     const mring_op_t *op = e->op;
     if (op->kind == MRING_OP_SEND || op->kind == MRING_OP_RECV)
-        snprintf(name, sizeof name, "%s d%d s%u %s %s %d", short_phase(op->phase), op->dim + 1, (unsigned)op->step,
-                 mring_opkind_name(op->kind), op->kind == MRING_OP_SEND ? "to" : "from", op->peer);
+        snprintf(name, sizeof name, "ring %d %s d%d s%u %s %s %d", e->stream, short_phase(op->phase), op->dim + 1,
+                 (unsigned)op->step, mring_opkind_name(op->kind), op->kind == MRING_OP_SEND ? "to" : "from", op->peer);
     else
-        snprintf(name, sizeof name, "%s d%d s%u %s", short_phase(op->phase), op->dim + 1, (unsigned)op->step,
-                 mring_opkind_name(op->kind));
-    return json_pack("{s:s,s:s,s:s,s:f,s:f,s:i,s:i,s:{s:I,s:I}}", "name", name, "cat", mring_phase_name(op->phase),
-                     "ph", "X", "ts", e->start * 1e6, "dur", (e->end - e->start) * 1e6, "pid", e->rank, "tid",
-                     e->stream, "args", "offset", (json_int_t)op->off, "count", (json_int_t)op->count);
+        snprintf(name, sizeof name, "ring %d %s d%d s%u %s", e->stream, short_phase(op->phase), op->dim + 1,
+                 (unsigned)op->step, mring_opkind_name(op->kind));
+    snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)id);
+    return json_array_append_new(events, json_pack("{s:s,s:s,s:s,s:s,s:f,s:i,s:i,s:{s:s,s:I,s:I}}", "name", name,
+                                                   "cat", mring_phase_name(op->phase), "ph", "b", "id", buf, "ts",
+                                                   e->start * 1e6, "pid", e->rank, "tid", e->stream, "args", "buffer",
+                                                   mring_buf_name(op->buf), "offset", (json_int_t)op->off, "count",
+                                                   (json_int_t)op->count)) ||
+           json_array_append_new(events, json_pack("{s:s,s:s,s:s,s:s,s:f,s:i,s:i}", "name", name, "cat",
+                                                   mring_phase_name(op->phase), "ph", "e", "id", buf, "ts",
+                                                   e->end * 1e6, "pid", e->rank, "tid", e->stream));
 }
 
 static int add_names(json_t *events, const mring_sim_result_t *res)
@@ -54,7 +62,7 @@ int mring_sim_write_trace(const mring_sim_result_t *res, const char *path, char 
     if (!events || add_names(events, res))
         goto oom;
     for (int64_t i = 0; i < res->nevents; i++)
-        if (json_array_append_new(events, event(&res->events[i])))
+        if (event(events, &res->events[i], i))
             goto oom;
     doc = json_pack("{s:o,s:s}", "traceEvents", events, "displayTimeUnit", "ns");
     events = NULL;

@@ -43,6 +43,14 @@ static void run_app(const char *env, const char *expect)
     run_prog("mpi_pmpi_app", 2, env, "app: 0 wrong", expect);
 }
 
+/* A bad setting is said once and the calls go to MPI's own allreduce. */
+static void bad_setting_is_reported(void **state)
+{
+    (void)state;
+    run_app("MRING_ALGO=multring", "mring-pmpi: MRING_ALGO 'multring' is unknown");
+    run_app("MRING_ALGO=multring", "mring-pmpi: 0 calls through mring, 10002 passed to MPI");
+}
+
 /* Freed communicators' handles come back: contexts must not outlive their communicator. */
 static void communicator_reuse(void **state)
 {
@@ -73,6 +81,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(routed), cmocka_unit_test(ring_algorithm),
                                        cmocka_unit_test(topology_mismatch_falls_through),
-                                       cmocka_unit_test(communicator_reuse)};
+                                       cmocka_unit_test(communicator_reuse), cmocka_unit_test(bad_setting_is_reported)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
