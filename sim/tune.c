@@ -131,7 +131,7 @@ static int candidates(mring_tune_t *t)
         }
         for (int i = 0; i < x->ndims; i++)
             r[i] = 1;
-        if (pof2_dims(x) && add(t, ti, MRING_ALGO_MULTIRING, r, 1))
+        if (x->ndims > 1 && pof2_dims(x) && add(t, ti, MRING_ALGO_MULTIRING, r, 1)) /* one dimension: rabenseifner */
             return -1;
         if (ti == 0 && (add(t, ti, MRING_ALGO_RD, r, 0) || add(t, ti, MRING_ALGO_RABENSEIFNER, r, 0)))
             return -1;
@@ -204,7 +204,12 @@ static int simulate(mring_tune_t *t, mring_config_t *c, double *time, mring_tune
  * each algorithm (the model's latency ranking is least sure for small sizes, where that is cheap). */
 static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_algo)
 {
-    int n = 0, seen[MRING_NALGOS] = {0};
+    /* the baselines first: a candidate must beat them strictly to be named (equal schedules under
+     * other names, such as halving in every dimension of any grid, do not displace rabenseifner) */
+    int n = 0, seen[MRING_NALGOS] = {0}, base[2] = {find(t, MRING_ALGO_RING), find(t, MRING_ALGO_RABENSEIFNER)};
+    for (int b = 0; b < 2; b++)
+        if (base[b] >= 0)
+            pick[n++] = base[b];
     for (int i = 0; i < t->ncands; i++) {
         int k = order[i], a = t->cands[k].c.algo, take = i < 2 || (every_algo && !seen[a]);
         seen[a] = 1;
@@ -212,14 +217,6 @@ static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_alg
             take = pick[j] != k;
         if (take)
             pick[n++] = k;
-    }
-    int base[2] = {find(t, MRING_ALGO_RING), find(t, MRING_ALGO_RABENSEIFNER)};
-    for (int b = 0; b < 2; b++) {
-        int dup = base[b] < 0;
-        for (int j = 0; j < n && !dup; j++)
-            dup = pick[j] == base[b];
-        if (!dup)
-            pick[n++] = base[b];
     }
     return n;
 }
