@@ -336,8 +336,16 @@ int main(int argc, char **argv)
     mring_row_t row = {.source = "real", .algo = b.mpi ? "mpi" : mring_algo_name(c.algo),
                        .topo = mring_topo_format(&c.topo, topo, sizeof topo), .rings = mring_rings_format(&c, rings, sizeof rings),
                        .ranks = r.P, .type = mring_dtype_name(r.t), .redop = mring_redop_name(b.op), .real = 1};
-    snprintf(title, sizeof title, "mring-bench: %s on %s (%d ranks), rings %s, %d iterations, %d warm-up, check %s",
-             row.algo, topo, r.P, rings, b.iters, b.warmup, b.check ? "on" : "off");
+    if (b.tuning)
+        snprintf(title, sizeof title, "mring-bench: configuration per size from %s (%d ranks), %d iterations, "
+                 "%d warm-up, check %s", b.tuning_file, r.P, b.iters, b.warmup, b.check ? "on" : "off");
+    else if (b.mpi)
+        snprintf(title, sizeof title, "mring-bench: the MPI library's MPI_Allreduce (%d ranks), %d iterations, "
+                 "%d warm-up, check %s", r.P, b.iters, b.warmup, b.check ? "on" : "off");
+    else
+        snprintf(title, sizeof title, "mring-bench: %s on %s (%d ranks), rings %s, segment %lld B%s%s, %d iterations, "
+                 "%d warm-up, check %s", row.algo, topo, r.P, rings, (long long)c.segment, b.cc.dim_algo_s ? ", dim-algo " : "",
+                 b.cc.dim_algo_s ? b.cc.dim_algo_s : "", b.iters, b.warmup, b.check ? "on" : "off");
     mring_report_t *rep = rank0 ? mring_report_open(stdout, b.fmt, 1, title) : NULL;
     if (rank0 && !rep)
         cli_fail(NULL, "out of memory");

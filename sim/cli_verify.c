@@ -14,7 +14,8 @@ static void help(void)
            "matches a receive of the same size, in order, with no deadlock; every output element on every\n"
            "rank is the reduction of every rank's input exactly once; all ranks reduce each element in the\n"
            "same order (bitwise identical results); streams of a rank never race.  Prints traffic per rank\n"
-           "and per dimension.  Exit status 0 if all hold, 1 if any fails (named).\n\n%s"
+           "and per dimension (the most any rank sends: in all, and on each dimension's links).\n"
+           "Exit status 0 if all hold, 1 if any fails (named).\n\n%s"
            "  --algo all        every algorithm (those that run one stream get --rings 1)\n"
            "  --count LIST      elements per rank, comma-separated (required)\n",
            cli_conf_help);
@@ -47,7 +48,7 @@ static int verify_one(const char *cmd, mring_config_t *c, int forced_one)
         return 1;
     }
     human(res.bytes_max, b, sizeof b);
-    used += (size_t)snprintf(line + used, sizeof line - used, " %8lld ops; per rank %lld msgs, %s sent (", (long long)res.ops,
+    used += (size_t)snprintf(line + used, sizeof line - used, " %8lld ops; busiest rank %lld msgs, %s sent (", (long long)res.ops,
                              (long long)res.msgs_max, b);
     for (int d = 0; d < c->topo.ndims; d++) {
         human(res.bytes_dim_max[d], b, sizeof b);
