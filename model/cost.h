@@ -81,19 +81,10 @@ double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg,
 /* Closed-form time (seconds) of configuration c; inplace != 0 skips the IN->OUT copy. */
 double mring_cost_closed(const struct mring_config *c, const mring_cost_params_t *p, int inplace);
 
-/* Per-phase/dimension summary the walker can fill in. */
-typedef struct mring_cost_report {
-    double time;                    /* seconds: completion of the last op on any rank */
-    double bytes_sent_max;          /* most bytes any rank sends */
-    double bytes_dim[MRING_MAX_DIMS]; /* bytes rank 0 sends on each dimension's link */
-} mring_cost_report_t;
-
 /*
- * Walk all ranks' schedules of c under the model; returns the time in seconds
- * (also in rep->time when rep != NULL), or a negative value if the schedules
- * deadlock or memory runs out.
+ * Walk all ranks' schedules of c under the model; returns the time in seconds, or a negative value
+ * if the schedules deadlock or memory runs out.
  */
-double mring_cost_walk(const struct mring_config *c, const mring_cost_params_t *p, int inplace,
-                       mring_cost_report_t *rep);
+double mring_cost_walk(const struct mring_config *c, const mring_cost_params_t *p, int inplace);
 
 #endif

@@ -10,7 +10,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 typedef struct link_free {
     int key;
@@ -262,34 +261,17 @@ static void advance(walk_t *w, int idx)
     }
 }
 
-static double finish(walk_t *w, mring_cost_report_t *rep)
+/* The completion of the last op, or -1 when a stream never finished or a receive never matched. */
+static double finish(walk_t *w)
 {
     double tmax = 0;
     for (int i = 0; i < w->P * w->S; i++)
         if (w->ws[i].next < w->sch[i / w->S].streams[i % w->S].nops)
-            return -1; /* a stream never finished: deadlock */
+            return -1;
     for (int64_t g = 0; g < w->nops; g++) {
         if (isnan(w->comp[g]))
-            return -1; /* a receive never matched */
+            return -1;
         tmax = fmax(tmax, w->comp[g]);
-    }
-    if (rep) {
-        memset(rep, 0, sizeof *rep);
-        rep->time = tmax;
-        for (int r = 0; r < w->P; r++) {
-            double sent = 0;
-            for (int s = 0; s < w->sch[r].nstreams; s++)
-                for (int64_t k = 0; k < w->sch[r].streams[s].nops; k++) {
-                    const mring_op_t *op = op_at(w, r, s, k);
-                    if (op->kind != MRING_OP_SEND)
-                        continue;
-                    double b = (double)op->count * (double)w->c->elsize;
-                    sent += b;
-                    if (r == 0)
-                        rep->bytes_dim[mring_topo_link_dim(&w->c->topo, r, op->peer)] += b;
-                }
-            rep->bytes_sent_max = fmax(rep->bytes_sent_max, sent);
-        }
     }
     return tmax;
 }
@@ -349,8 +331,7 @@ static void teardown(walk_t *w)
     free(w->mult);
 }
 
-double mring_cost_walk(const struct mring_config *c, const mring_cost_params_t *p, int inplace,
-                       mring_cost_report_t *rep)
+double mring_cost_walk(const struct mring_config *c, const mring_cost_params_t *p, int inplace)
 {
     walk_t w = {0};
     double t = -1;
@@ -369,7 +350,7 @@ double mring_cost_walk(const struct mring_config *c, const mring_cost_params_t *
             advance(&w, idx);
         }
         if (!w.oom)
-            t = finish(&w, rep);
+            t = finish(&w);
     }
     teardown(&w);
     return t;

@@ -3,8 +3,7 @@
  *
  * The in-process transport: every rank's schedule runs through the
  * interpreter (local.h) and the host reduction kernels (dtype.h), so the
- * results are the bits a real back end must produce.  Used by the tests and
- * by `mring verify --data`.
+ * results are the bits a real back end must produce.  Used by the tests.
  */
 #ifndef MRING_LOOPBACK_H
 #define MRING_LOOPBACK_H

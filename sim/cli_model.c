@@ -149,7 +149,7 @@ int cmd_model(int argc, char **argv)
         c.count = sizes[i] / (int64_t)c.elsize;
         row.count = c.count;
         row.size = sizes[i];
-        t = walk ? mring_cost_walk(&c, &p, inplace, NULL) : mring_cost_closed(&c, &p, inplace);
+        t = walk ? mring_cost_walk(&c, &p, inplace) : mring_cost_closed(&c, &p, inplace);
         if (t < 0)
             cli_fail(cmd, "the model could not evaluate %s at %lld bytes (out of memory)", mring_algo_name(c.algo),
                      (long long)row.size);

@@ -192,7 +192,6 @@ static int simulate(mring_tune_t *t, mring_config_t *c, double *time, mring_tune
     int rc = mring_simulate(t->pf, c, 0, 0, &res, err, errlen);
     *time = res.time;
     mring_sim_result_free(&res);
-    out->simulated++;
     if (!rc && (out->per_algo[c->algo].time == 0 || *time < out->per_algo[c->algo].time))
         out->per_algo[c->algo] = (mring_tune_pick_t){*c, *time};
     if (!rc && (out->best.time == 0 || *time < out->best.time))

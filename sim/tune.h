@@ -26,7 +26,6 @@ typedef struct mring_tune_size {
     mring_tune_pick_t best;
     mring_tune_pick_t per_algo[MRING_NALGOS]; /* best simulated configuration of each algorithm (0: none) */
     double ring_time, rabenseifner_time;      /* flat ring and rabenseifner, 1 ring, natural topology */
-    int simulated;                            /* simulations run for this size */
 } mring_tune_size_t;
 
 typedef struct mring_tune mring_tune_t;

@@ -82,7 +82,7 @@ static double time_eval(const mring_config_t *c, const mring_cost_params_t *p, i
     int reps = 0;
     double t0 = now_s(), t;
     do {
-        *result = walk ? mring_cost_walk(c, p, 0, NULL) : mring_cost_closed(c, p, 0);
+        *result = walk ? mring_cost_walk(c, p, 0) : mring_cost_closed(c, p, 0);
         reps++;
         t = now_s() - t0;
     } while (t < 0.02);

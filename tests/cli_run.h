@@ -116,4 +116,29 @@ static inline const char *cli_how(const struct cli_result *r, char *buf, size_t 
     return buf;
 }
 
+/* Run a shell command line (its own timeout included), stdout and stderr into out (len bytes,
+ * truncated); returns pclose's status. */
+static inline int cli_shell(const char *cmd, char *out, size_t len)
+{
+    size_t n = 0;
+    FILE *p = popen(cmd, "r");
+    out[0] = '\0';
+    if (!p)
+        return -1;
+    while (n + 1 < len && fgets(out + n, (int)(len - n), p))
+        n = strlen(out);
+    return pclose(p);
+}
+
+/* Run args and require exit 0 with an empty stderr; the caller frees r. */
+static inline void cli_run_ok(const char *const *args, struct cli_result *r)
+{
+    char how[64];
+    if (cli_run(args, r) != 0)
+        fail_msg("could not run %s (%s)", r->cmd, cli_bin());
+    if (!r->exited || r->status != 0 || r->err_len != 0)
+        fail_msg("%s: want exit 0 and empty stderr, got %s; stderr: %.600s", r->cmd, cli_how(r, how, sizeof how),
+                 r->err);
+}
+
 #endif

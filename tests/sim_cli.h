@@ -11,17 +11,6 @@
 
 #include "cli_run.h"
 
-/* run args and require exit 0 with an empty stderr; the caller frees r */
-static inline void sim_run_ok(const char *const *args, struct cli_result *r)
-{
-    char how[64];
-    if (cli_run(args, r) != 0)
-        fail_msg("could not run %s (%s)", r->cmd, cli_bin());
-    if (!r->exited || r->status != 0 || r->err_len != 0)
-        fail_msg("%s: want exit 0 and empty stderr, got %s; stderr: %.600s", r->cmd, cli_how(r, how, sizeof how),
-                 r->err);
-}
-
 /* the repository root: the nearest directory above $MRING_BIN holding SConstruct and platforms/
  * (build/bin/mring, or build/<mode>/bin/mring); the cwd when there is none */
 static inline const char *sim_repo_root(void)

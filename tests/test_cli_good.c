@@ -21,16 +21,6 @@ static const char *const fields[] = {"source", "algo", "topo", "rings", "ranks",
                                      "type", "redop", "time_us", "algbw_gbps", "busbw_gbps"};
 
 /* run args and require exit 0 with an empty stderr; the caller frees r */
-static void run_ok(const char *const *args, struct cli_result *r)
-{
-    char how[64];
-    if (cli_run(args, r) != 0)
-        fail_msg("could not run %s (%s)", r->cmd, cli_bin());
-    if (!r->exited || r->status != 0 || r->err_len != 0)
-        fail_msg("%s: want exit 0 and empty stderr, got %s; stderr: %.600s", r->cmd, cli_how(r, how, sizeof how),
-                 r->err);
-}
-
 /* ---- verify: one "ok" line per (algorithm, count), no FAIL ---- */
 
 static const char *const counts[] = {"0", "1", "255", "256", "257", "1000003"};
@@ -41,7 +31,7 @@ static void check_verify(const char *const *args, size_t nalgos)
 {
     struct cli_result r = {0};
     int seen[5][NCOUNTS] = {{0}};
-    run_ok(args, &r);
+    cli_run_ok(args, &r);
     if (strstr(r.out, "FAIL"))
         fail_msg("%s: output has FAIL:\n%s", r.cmd, r.out);
     for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -99,7 +89,7 @@ static void test_model_table(void **state)
     const char *args[] = {MODEL_ARGS, NULL};
     struct cli_result r = {0};
     int rows = 0;
-    run_ok(args, &r);
+    cli_run_ok(args, &r);
     for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         unsigned long long size, count;
         char type[16], op[16];
@@ -120,7 +110,7 @@ static void check_csv(const char *const *args, const char *prefix)
 {
     struct cli_result r = {0};
     int rows = -1;
-    run_ok(args, &r);
+    cli_run_ok(args, &r);
     for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save), rows++) {
         if (rows < 0) {
             if (strcmp(l, CSV_HEADER) != 0)
@@ -158,7 +148,7 @@ static void test_model_json(void **state)
     const char *args[] = {MODEL_ARGS, "--rings", "2,1,1", "--format", "json", NULL};
     struct cli_result r = {0};
     json_error_t e;
-    run_ok(args, &r);
+    cli_run_ok(args, &r);
     json_t *doc = json_loadb(r.out, r.out_len, 0, &e), *rows = json_object_get(doc, "rows");
     if (!doc)
         fail_msg("%s: output is not JSON: line %d: %s", r.cmd, e.line, e.text);
@@ -196,7 +186,7 @@ static void test_schedule(void **state)
     const char *args[] = {"schedule", "--topo", "4x2", "--count", "8", "--rank", "0", NULL};
     const char *want[] = {"SEND", "RECV", "REDUCE", NULL};
     struct cli_result r = {0};
-    run_ok(args, &r);
+    cli_run_ok(args, &r);
     check_mentions(&r, want);
     cli_free(&r);
 }
@@ -206,7 +196,7 @@ static void test_help(void **state)
     const char *args[] = {"--help", NULL};
     const char *want[] = {"model", "verify", "schedule", "--help", NULL};
     struct cli_result r = {0};
-    run_ok(args, &r);
+    cli_run_ok(args, &r);
     check_mentions(&r, want);
     cli_free(&r);
 }
@@ -219,7 +209,7 @@ static void test_model_help(void **state)
                           "-i",          "--stepbytes", "--type", "--op", "--inplace", "--method",
                           "--format",    NULL};
     struct cli_result r = {0};
-    run_ok(args, &r);
+    cli_run_ok(args, &r);
     check_mentions(&r, want);
     cli_free(&r);
 }
@@ -230,10 +220,10 @@ static void test_verify_schedule_help(void **state)
     const char *vwant[] = {"--topo", "--algo", "--rings", "--segment", "--type", "--count", NULL};
     const char *swant[] = {"--topo", "--algo", "--rings", "--segment", "--type", "--count", "--rank", NULL};
     struct cli_result r = {0};
-    run_ok(vargs, &r);
+    cli_run_ok(vargs, &r);
     check_mentions(&r, vwant);
     cli_free(&r);
-    run_ok(sargs, &r);
+    cli_run_ok(sargs, &r);
     check_mentions(&r, swant);
     cli_free(&r);
 }

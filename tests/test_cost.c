@@ -79,7 +79,7 @@ static void closed_equals_walk(void **state)
                     c.count = (int64_t)c.topo.nranks * 3 * 4 * 5 * 7 * 64; /* every block even */
                     snprintf(what, sizeof what, "%s on %s, rings %d, %s", mring_algo_name(c.algo), cases[i].topo,
                              r, inplace ? "in place" : "out of place");
-                    double walk = mring_cost_walk(&c, &p, inplace, NULL);
+                    double walk = mring_cost_walk(&c, &p, inplace);
                     assert_true(walk > 0);
                     assert_close(mring_cost_closed(&c, &p, inplace), walk, 1e-12, what);
                 }
@@ -98,7 +98,7 @@ static void per_dimension_algorithms(void **state)
                 c.dim_algo[i] = (uint8_t)(mask >> i & 1);
                 c.rings[i] = r;
             }
-            assert_close(mring_cost_closed(&c, &p, 0), mring_cost_walk(&c, &p, 0, NULL), 1e-12, "dim-algo");
+            assert_close(mring_cost_closed(&c, &p, 0), mring_cost_walk(&c, &p, 0), 1e-12, "dim-algo");
         }
     c = config("2x4x8", MRING_ALGO_MULTIRING, 1, 64 * 5 * 64);
     p = links(&c.topo, "2us:10GBps,2us:10GBps,2us:10GBps", 100e9);
@@ -121,7 +121,7 @@ static void multiring_formula(void **state)
     for (int i = 0; i < 3; i++)
         want += (d[i] - 1) * (2 * alpha[i] + 2 * n / D[i] * beta_m[i] + n / D[i] / 240e9);
     assert_close(mring_cost_closed(&c, &p, 0), want, 1e-12, "multiring 4x16x4 closed form");
-    assert_close(mring_cost_walk(&c, &p, 0, NULL), want, 1e-12, "multiring 4x16x4 walk");
+    assert_close(mring_cost_walk(&c, &p, 0), want, 1e-12, "multiring 4x16x4 walk");
 }
 
 /* 2.6 "shared NIC": the inter-node part equals a ring of host leaders carrying the whole buffer. */
@@ -154,7 +154,7 @@ static void textbook(void **state)
     p = links(&c.topo, "3us:10GBps", g);
     double n6 = 6.0 * 1024 * 1024 * 4;
     assert_close(mring_cost_closed(&c, &p, 1), 3 * (a + n6 / bw + n6 / g) + (a + n6 / bw), 1e-12, "rd, P = 6");
-    assert_close(mring_cost_walk(&c, &p, 1, NULL), 3 * (a + n6 / bw + n6 / g) + (a + n6 / bw), 1e-12, "rd walk");
+    assert_close(mring_cost_walk(&c, &p, 1), 3 * (a + n6 / bw + n6 / g) + (a + n6 / bw), 1e-12, "rd walk");
 }
 
 /* Opposite rings use both directions of point-to-point links, but not of a shared port. */
@@ -168,12 +168,12 @@ static void bidirectional_rings(void **state)
             mring_cost_params_t p = links(&c.topo, port ? "0s:10GBps:1" : "0s:10GBps", 0);
             double want = 2 * (7.0 / 8) * n / bw / (port ? 1 : r);
             assert_close(mring_cost_closed(&c, &p, 1), want, 1e-12, port ? "port" : "p2p");
-            assert_close(mring_cost_walk(&c, &p, 1, NULL), want, 1e-12, port ? "port walk" : "p2p walk");
+            assert_close(mring_cost_walk(&c, &p, 1), want, 1e-12, port ? "port walk" : "p2p walk");
         }
     /* a group of 2: both rings send to the same neighbour, nothing to gain */
     mring_config_t c = config("2", MRING_ALGO_MULTIRING, 2, 1024);
     mring_cost_params_t p = links(&c.topo, "0s:10GBps", 0);
-    assert_close(mring_cost_walk(&c, &p, 1, NULL), 2 * 0.5 * 4096 / bw, 1e-12, "d = 2");
+    assert_close(mring_cost_walk(&c, &p, 1), 2 * 0.5 * 4096 / bw, 1e-12, "d = 2");
 }
 
 /* A flat ring on a hierarchy: the closed form is the bottleneck-hop bound, the walk at most that. */
@@ -181,7 +181,7 @@ static void flat_ring_bottleneck(void **state)
 {
     mring_config_t c = config("4x16", MRING_ALGO_RING, 1, 64 * 4096);
     mring_cost_params_t p = links(&c.topo, "1us:36GBps,2us:12.5GBps:4", 240e9);
-    double closed = mring_cost_closed(&c, &p, 0), walk = mring_cost_walk(&c, &p, 0, NULL);
+    double closed = mring_cost_closed(&c, &p, 0), walk = mring_cost_walk(&c, &p, 0);
     double bw_bound = 2 * (63.0 / 64) * 64 * 4096 * 4 / 12.5e9; /* the node-crossing hops carry it all */
     (void)state;
     assert_true(walk <= closed * (1 + 1e-12));
@@ -190,7 +190,7 @@ static void flat_ring_bottleneck(void **state)
     c = config("13", MRING_ALGO_MULTIRING, 1, 13 * 4096);
     p = links(&c.topo, "1us:10GBps:4", 200e9);
     closed = mring_cost_closed(&c, &p, 0);
-    walk = mring_cost_walk(&c, &p, 0, NULL);
+    walk = mring_cost_walk(&c, &p, 0);
     assert_true(walk <= closed * (1 + 1e-12));
     assert_true(walk >= 2 * 12 * 4096 * 4 * 4 / 10e9); /* 12 steps each way on a link shared by 4 */
 }
@@ -216,7 +216,7 @@ static void closed_bounds_walk(void **state)
                     continue;
                 mring_cost_params_t p = links(&c.topo, cases[i].links, 200e9);
                 c.count = (int64_t)c.topo.nranks * 3 * 4 * 5 * 7 * 64;
-                double walk = mring_cost_walk(&c, &p, 0, NULL), closed = mring_cost_closed(&c, &p, 0);
+                double walk = mring_cost_walk(&c, &p, 0), closed = mring_cost_closed(&c, &p, 0);
                 if (!(walk > 0 && walk <= closed * (1 + 1e-12)))
                     fail_msg("%s on %s rings %d: walk %.9g s above the closed form %.9g s", mring_algo_name(c.algo),
                              cases[i].topo, r, walk, closed);
@@ -228,13 +228,13 @@ static void pipelining(void **state)
 {
     mring_config_t c = config("4x16", MRING_ALGO_HIER, 1, 16 << 20);
     mring_cost_params_t p = links(&c.topo, "1us:36GBps,2us:12.5GBps:4", 240e9);
-    double whole = mring_cost_walk(&c, &p, 0, NULL), closed = mring_cost_closed(&c, &p, 0);
+    double whole = mring_cost_walk(&c, &p, 0), closed = mring_cost_closed(&c, &p, 0);
     (void)state;
     assert_close(whole, closed, 1e-12, "hier, no segment");
     c.segment = 64 << 20;
-    assert_close(mring_cost_walk(&c, &p, 0, NULL), whole, 1e-12, "hier, segment above the buffer");
+    assert_close(mring_cost_walk(&c, &p, 0), whole, 1e-12, "hier, segment above the buffer");
     c.segment = 1 << 20;
-    double piped = mring_cost_walk(&c, &p, 0, NULL);
+    double piped = mring_cost_walk(&c, &p, 0);
     double n = (double)(16 << 20) * 4;
     /* the chains overlap: at least the leaders' ring and one pass over NVLink remain */
     if (!(piped < 0.8 * whole && piped > 2 * (15.0 / 16) * n / 12.5e9 + n / 36e9))

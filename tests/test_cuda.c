@@ -22,15 +22,10 @@
 /* Run mring-bench on 2 ranks with `flags`; skip when there is no GPU or no CUDA build. */
 static void bench_cuda(const char *flags)
 {
-    char cmd[2 * PATH_MAX], out[16384] = "";
-    size_t n = 0;
+    char cmd[2 * PATH_MAX], out[16384];
     snprintf(cmd, sizeof cmd, "timeout 300 mpiexec -n 2 %s --device cuda %s 2>&1",
              sim_repo_path("build/bin/mring-bench"), flags);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    while (n + 1 < sizeof out && fgets(out + n, (int)(sizeof out - n), p))
-        n = strlen(out);
-    int status = pclose(p);
+    int status = cli_shell(cmd, out, sizeof out);
     if (strstr(out, "no CUDA device is visible") || strstr(out, "built without CUDA")) {
         print_message("no GPU here: %s", out);
         skip();

@@ -23,17 +23,12 @@
 /* Run an app on np ranks with the interposer and `env` (e.g. MRING_TOPO=2); check its output. */
 static void run_prog(const char *prog, int np, const char *env, const char *ok, const char *expect)
 {
-    char cmd[3 * PATH_MAX], out[8192] = "", rel[64];
-    size_t n = 0;
+    char cmd[3 * PATH_MAX], out[8192], rel[64];
     snprintf(rel, sizeof rel, "build/tests/%s", prog);
     snprintf(cmd, sizeof cmd,
              "MRING_PMPI_STATS=1 %s LD_PRELOAD=%s timeout 120 mpiexec -n %d %s 2>&1", env,
              sim_repo_path("build/lib/libmring-pmpi.so"), np, sim_repo_path(rel));
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    while (n + 1 < sizeof out && fgets(out + n, (int)(sizeof out - n), p))
-        n = strlen(out);
-    int status = pclose(p);
+    int status = cli_shell(cmd, out, sizeof out);
     if (status != 0 || !strstr(out, ok) || !strstr(out, expect))
         fail_msg("%s: want exit 0, '%s' and '%s'; got status %d, output: %s", cmd, ok, expect, status, out);
 }

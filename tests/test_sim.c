@@ -63,7 +63,7 @@ static void sweep_run(const char *const *args, struct sweep *s)
 {
     struct cli_result r = {0};
     char *f[13];
-    sim_run_ok(args, &r);
+    cli_run_ok(args, &r);
     snprintf(s->key, sizeof s->key, "%s", r.cmd);
     s->n = 0;
     char *save = NULL, *l = strtok_r(r.out, "\n", &save);
@@ -157,7 +157,7 @@ static double minsky_nic_bw(void)
     struct cli_result r = {0};
     double bw = 0;
     char unit[16] = "";
-    sim_run_ok(args, &r);
+    cli_run_ok(args, &r);
     for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
         if (!strncmp(l, "n0-ib_", 6) && sscanf(l, "%*s %lf %15s", &bw, unit) != 2)
             fail_msg("%s: cannot read the bandwidth of '%s'", r.cmd, l);

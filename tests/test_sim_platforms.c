@@ -26,7 +26,7 @@ static int route_links(const char *from, const char *to, char names[][64], char 
     const char *args[] = {"route", "--platform", sim_repo_path(MINSKY), from, to, NULL};
     struct cli_result r = {0};
     int n = 0;
-    sim_run_ok(args, &r);
+    cli_run_ok(args, &r);
     snprintf(cmd, cmdlen, "%s", r.cmd);
     for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         if (l[0] == '#')
@@ -100,7 +100,7 @@ static void check_generated(const char *kind, const char *committed)
     const char *out = sim_tmp_path(kind), *args[] = {"platform", kind, "-o", out, NULL};
     struct cli_result r = {0};
     size_t nw, ng, i = 0, line = 1;
-    sim_run_ok(args, &r);
+    cli_run_ok(args, &r);
     char *want = read_file(sim_repo_path(committed), &nw), *got = read_file(out, &ng);
     for (; i < nw && i < ng && want[i] == got[i]; i++)
         line += want[i] == '\n';
@@ -236,7 +236,7 @@ static void test_breakdown(void **state)
     struct cli_result r = {0};
     int seen[2][4] = {{0}};
     char dim[16];
-    sim_run_ok(args, &r);
+    cli_run_ok(args, &r);
     char *out = strdup(r.out);
     for (char *save = NULL, *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
         for (int p = 0; p < 2; p++)
@@ -259,7 +259,7 @@ static void test_trace(void **state)
     struct cli_result r = {0};
     json_error_t jerr;
     int seen[P] = {0}, missing = 0, first = -1;
-    sim_run_ok(args, &r);
+    cli_run_ok(args, &r);
     json_t *root = json_load_file(path, 0, &jerr), *events = json_object_get(root, "traceEvents"), *e;
     if (!root)
         fail_msg("%s: %s is not complete JSON: %s at line %d column %d", r.cmd, path, jerr.text, jerr.line,

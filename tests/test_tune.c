@@ -83,7 +83,7 @@ static void tuning_file(void **state)
         assert_true(algo && topo && rings && dims);
         const char *args[] = {"verify", "--topo", topo, "--algo", algo, "--rings", rings, "--count", "1000",
                               strcmp(algo, "multiring") ? NULL : "--dim-algo", dims, NULL};
-        sim_run_ok(args, &r);
+        cli_run_ok(args, &r);
         assert_non_null(strstr(r.out, "ok "));
         cli_free(&r);
     }
