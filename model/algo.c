@@ -162,11 +162,11 @@ int mring_config_check(const mring_config_t *c, char *err, size_t errlen)
             snprintf(err, errlen, "dimension %d has unknown algorithm %d", i + 1, c->dim_algo[i]);
             return -1;
         }
-        if (c->dim_algo[i] != MRING_DIM_RING && c->algo != MRING_ALGO_MULTIRING) {
-            snprintf(err, errlen, "--dim-algo applies to multiring only; %s has one algorithm", g->name);
+        if (c->dim_algo[i] != MRING_DIM_RING && c->algo != MRING_ALGO_MULTIRING && c->algo != MRING_ALGO_HIER) {
+            snprintf(err, errlen, "--dim-algo applies to multiring and hier only; %s has one algorithm", g->name);
             return -1;
         }
-        if (c->dim_algo[i] == MRING_DIM_RABENSEIFNER && (d & (d - 1))) {
+        if (c->dim_algo[i] == MRING_DIM_RABENSEIFNER && (d & (d - 1)) && c->algo == MRING_ALGO_MULTIRING) {
             snprintf(err, errlen,
                      "--dim-algo rabenseifner in dimension %d needs a power-of-two size, and %d is not; use ring there",
                      i + 1, d);

@@ -7,7 +7,8 @@
  *   ring          the flat ring over all P ranks (multiring on topology P)
  *   rd            recursive doubling (Thakur, Rabenseifner, Gropp, IJHPCA 2005)
  *   rabenseifner  recursive-halving reduce-scatter + recursive-doubling allgather (same source)
- *   hier          reduce to a leader per dimension-1 group, ring among leaders, broadcast
+ *   hier          reduce to a leader per dimension-1 group, ring (or, with dim_algo
+ *                 rabenseifner, halving/doubling) among leaders, broadcast
  *                 (Goyal et al. 2017; Jia et al. 2018)
  *
  * Streams and rings: a schedule has S = max_i R_i streams.  The count elements are
@@ -38,7 +39,8 @@ typedef enum {
 #define MRING_MAX_RINGS 64
 
 /* The algorithm of one dimension of multiring (DDL runs a different one per dimension):
- * a ring, or recursive halving/doubling among the group (power-of-two groups only). */
+ * a ring, or recursive halving/doubling among the group (power-of-two groups only).
+ * hier reads dimension 2's entry as the algorithm among its node leaders. */
 typedef enum { MRING_DIM_RING, MRING_DIM_RABENSEIFNER, MRING_NDIMALGOS } mring_dim_algo_t;
 
 typedef struct mring_config {

@@ -5,7 +5,10 @@
  * (the scheme of Goyal et al., arXiv 1706.02677, 2017, and Jia et al.,
  * arXiv 1807.11205, 2018; algorithm-notes.md section 2.7).  With --segment the
  * chains pipeline.  Stream j's leader ring runs forward for even j and backward
- * for odd j.
+ * for odd j.  `--dim-algo ring,rabenseifner` (or just `rabenseifner`) runs the
+ * leaders' allreduce as recursive halving + doubling instead of a ring: Facebook's
+ * scheme of Goyal et al. section 4.1 (reduce in the server, halving/doubling
+ * between servers, broadcast); it needs a power-of-two number of leaders.
  */
 #include "gen.h"
 #include "gen_multiring.h"
@@ -30,6 +33,54 @@ static void chain(mring_builder_t *b, int rank, int g, int c, int64_t off, int64
     mring_emit_steps(b, st, n, !bcast, 1);
 }
 
+/* The leaders' algorithm: dimension 2's (dimension 1's when there is one dimension). */
+static int leader_algo(const mring_config_t *c)
+{
+    return c->dim_algo[c->topo.ndims > 1 ? 1 : 0];
+}
+
+/* --dim-algo for hier: one value, or ring for dimension 1 (the chain) and one value for the rest. */
+static int check(const mring_config_t *c, char *err, size_t errlen)
+{
+    int a = leader_algo(c), m = c->topo.nranks / c->topo.dims[0];
+    for (int i = 1; i < c->topo.ndims; i++)
+        if (c->dim_algo[i] != a) {
+            snprintf(err, errlen, "hier runs one algorithm among the node leaders; --dim-algo gives %s for "
+                     "dimension 2 and %s for dimension %d", mring_dim_algo_name(a), mring_dim_algo_name(c->dim_algo[i]), i + 1);
+            return -1;
+        }
+    if (c->dim_algo[0] != MRING_DIM_RING && c->dim_algo[0] != a) {
+        snprintf(err, errlen, "hier reduces inside a node along a chain; --dim-algo for dimension 1 must be ring");
+        return -1;
+    }
+    if (a == MRING_DIM_RABENSEIFNER && (m & (m - 1))) {
+        snprintf(err, errlen, "hier with rabenseifner among the leaders needs a power-of-two number of nodes, "
+                 "and %d is not; use ring", m);
+        return -1;
+    }
+    return 0;
+}
+
+/* The leaders' allreduce over OUT[off, +len): a ring (stream j's direction), or halving + doubling. */
+static void leaders_allreduce(mring_builder_t *b, const mring_config_t *c, const int *leaders, int m, int rank,
+                              int64_t off, int64_t len)
+{
+    int idx = rank / c->topo.dims[0];
+    if (leader_algo(c) == MRING_DIM_RABENSEIFNER) {
+        mring_halving_t h;
+        int peers[32];
+        mring_halving_plan(&h, idx, m);
+        for (int k = 0; k < h.n; k++)
+            peers[k] = leaders[h.peer[k]];
+        mring_emit_halving(b, &h, peers, rank, off, len, m, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
+        mring_emit_halving(b, &h, peers, rank, off, len, m, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
+        return;
+    }
+    int dir = mring_ring_dir(b->stream, c->rings[0]);
+    mring_emit_ring(b, leaders, m, idx, dir, off, len, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
+    mring_emit_ring(b, leaders, m, idx, dir, off, len, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
+}
+
 static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
 {
     int P = c->topo.nranks, g = c->topo.dims[0], S = mring_config_nstreams(c);
@@ -52,11 +103,8 @@ static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
         mring_builder_init(&b, out, j, c, j * slot);
         mring_emit_prologue(&b, off, len);
         chain(&b, rank, g, c1, off, len, 0);
-        if (leaders) {
-            int dir = mring_ring_dir(j, c->rings[0]);
-            mring_emit_ring(&b, leaders, m, rank / g, dir, off, len, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
-            mring_emit_ring(&b, leaders, m, rank / g, dir, off, len, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
-        }
+        if (leaders)
+            leaders_allreduce(&b, c, leaders, m, rank, off, len);
         chain(&b, rank, g, c1, off, len, 1);
         if (b.err) {
             free(leaders);
@@ -70,8 +118,17 @@ static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
 
 
 /* Closed form: copy + (d1 - 1) chain hops of (message + reduction) + the
- * leaders' ring, 2 (m - 1) steps of blocks ceil(L/m) + (d1 - 1) broadcast hops
+ * leaders' ring, 2 (m - 1) steps of blocks ceil(L/m) (or halving + doubling,
+ * 2 lg m steps of m / 2^(k+1) blocks) + (d1 - 1) broadcast hops
  * (algorithm-notes.md 2.7), L = ceil(count / S), m = P / d1. */
+static int lg(int m)
+{
+    int k = 0;
+    while ((1 << k) < m)
+        k++;
+    return k;
+}
+
 static double closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
 {
     int P = c->topo.nranks, g = c->topo.dims[0], m = P / g, S = mring_config_nstreams(c);
@@ -95,14 +152,20 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
         }
     }
     for (int phase = 0; m > 1 && phase < 2; phase++) {
-        for (int r = 0; r < P; r += g)
-            for (int j = 0; j < S; j++) {
-                f.to[r * S + j] = g * mring_topo_neighbor(&leaders, r / g, 0, mring_ring_dir(j, c->rings[0]));
-                f.bytes[r * S + j] = (double)blk * e;
-                f.red[r * S + j] = phase == 0 ? (double)blk * e : 0;
-            }
-        if (mring_cost_flows_add(&f, c, p, m - 1))
-            goto fail;
+        int halving = leader_algo(c) == MRING_DIM_RABENSEIFNER, nsteps = halving ? lg(m) : 1;
+        for (int k = 0; k < nsteps; k++) {
+            /* a ring step moves one block (m - 1 times); halving step k moves m / 2^(k+1) blocks once */
+            double bytes = (double)blk * e * (halving ? m >> (k + 1) : 1);
+            for (int r = 0; r < P; r += g)
+                for (int j = 0; j < S; j++) {
+                    f.to[r * S + j] = g * (halving ? (r / g) ^ (1 << k)
+                                                   : mring_topo_neighbor(&leaders, r / g, 0, mring_ring_dir(j, c->rings[0])));
+                    f.bytes[r * S + j] = bytes;
+                    f.red[r * S + j] = phase == 0 ? bytes : 0;
+                }
+            if (mring_cost_flows_add(&f, c, p, halving ? 1 : m - 1))
+                goto fail;
+        }
     }
     t = mring_cost_flows_result(&f);
     mring_cost_flows_free(&f);
@@ -112,4 +175,4 @@ fail:
     return -1;
 }
 
-const mring_gen_t mring_gen_hier = {"hier", NULL, generate, closed};
+const mring_gen_t mring_gen_hier = {"hier", check, generate, closed};

@@ -131,7 +131,8 @@ const char cli_conf_help[] =
     "                    dimension, R1,...,Rk; ring and hier take one value, rd and rabenseifner only 1.\n"
     "                    Ring j runs forward for even j, backward for odd j\n"
     "  --dim-algo LIST   multiring: ring (default) or rabenseifner (recursive halving/doubling, power-of-two\n"
-    "                    dimensions) for every dimension, or one per dimension, e.g. ring,rabenseifner,ring\n"
+    "                    dimensions) for every dimension, or one per dimension, e.g. ring,rabenseifner,ring;\n"
+    "                    hier: the node leaders' algorithm, e.g. rabenseifner (Goyal et al.'s halving/doubling)\n"
     "  --segment BYTES   pipelining piece (K/M/G suffixes); 0 = whole blocks (default)\n"
     "  --type T          float32 (float, default), float64, float16, bfloat16, int32, int64\n";
 

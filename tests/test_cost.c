@@ -109,6 +109,27 @@ static void per_dimension_algorithms(void **state)
     assert_close(halving, mring_cost_closed(&c, &p, 0), 1e-12, "halving in every dimension == rabenseifner");
 }
 
+/* hier with halving + doubling among the leaders (Goyal et al. 4.1): the closed form follows the
+ * walk; the bandwidth term equals the leaders' ring's, the latency term has 2 lg m steps, not 2(m-1). */
+static void hier_leader_halving(void **state)
+{
+    mring_config_t c = config("8x32", MRING_ALGO_HIER, 1, 256 * 3 * 64);
+    mring_cost_params_t p = links(&c.topo, "1us:36GBps,10us:6.25GBps:8", 240e9);
+    (void)state;
+    for (int r = 1; r <= 2; r++) {
+        c.rings[0] = c.rings[1] = r;
+        c.dim_algo[0] = c.dim_algo[1] = MRING_DIM_RABENSEIFNER;
+        assert_close(mring_cost_closed(&c, &p, 0), mring_cost_walk(&c, &p, 0), 1e-12, "hier, halving leaders");
+    }
+    c.rings[0] = c.rings[1] = 1;
+    c.count = 32; /* one element per leader block: latency only */
+    double halving = mring_cost_closed(&c, &p, 0);
+    c.dim_algo[0] = c.dim_algo[1] = MRING_DIM_RING;
+    double ring = mring_cost_closed(&c, &p, 0);
+    /* 62 ring steps against 10 halving/doubling steps of 10 us each, the rest the same */
+    assert_close(ring - halving, 52 * 10e-6, 0.02, "ring minus halving among 32 leaders");
+}
+
 /* algorithm-notes.md 2.6: sum_i (d_i - 1)(2 alpha_i + 2 (n / D_i) beta_i m_i + (n / D_i) gamma) + copy */
 static void multiring_formula(void **state)
 {
@@ -245,7 +266,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(closed_equals_walk),   cmocka_unit_test(per_dimension_algorithms),
-        cmocka_unit_test(multiring_formula),
+        cmocka_unit_test(multiring_formula),     cmocka_unit_test(hier_leader_halving),
         cmocka_unit_test(nic_sharing_identity), cmocka_unit_test(textbook),
         cmocka_unit_test(bidirectional_rings),  cmocka_unit_test(flat_ring_bottleneck),
         cmocka_unit_test(closed_bounds_walk),

@@ -19,6 +19,33 @@ static void run_std(spec_t *s)
     run_check(s, &c, -1);
 }
 
+/* hier with recursive halving + doubling among the node leaders (--dim-algo rabenseifner). */
+static void run_hier_halving(spec_t *s)
+{
+    mring_config_t c;
+    char err[256];
+    if (make_config(s, &c))
+        return;
+    for (int i = 0; i < c.topo.ndims; i++)
+        c.dim_algo[i] = MRING_DIM_RABENSEIFNER;
+    if (mring_config_check(&c, err, sizeof err))
+        fail_msg("hier on %s with halving among the leaders: %s", s->topo, err);
+    fill_standard(s, c.topo.nranks);
+    run_check(s, &c, -1);
+}
+
+static void test_hier_halving(void **state)
+{
+    static const char *const topos[] = {"2x2", "3x4", "4x2", "2x2x2", "1x8", "2x4x2"};
+    static const int64_t segs[] = {0, 8};
+    const sweep_t w = {topos, 6, rings12, 2, segs, 2, ~0u, 1u << MRING_SUM | 1u << MRING_MAX, NULL, 0,
+                       run_hier_halving};
+    (void)state;
+    begin();
+    do_sweep(MRING_ALGO_HIER, &w);
+    end("hier, halving among leaders");
+}
+
 /* Every type x op x small topology x count x rings {1, 2} x in-place, for one algorithm. */
 static void test_cross(void **state)
 {
@@ -76,6 +103,7 @@ int main(void)
         {"cross rabenseifner", test_cross, NULL, NULL, (void *)&algos[3]},
         {"cross hier", test_cross, NULL, NULL, (void *)&algos[4]},
         cmocka_unit_test(test_wide),
+        cmocka_unit_test(test_hier_halving),
         cmocka_unit_test(test_elsize_mismatch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,14 +110,17 @@ static const struct row *row_of(const struct sweep *s, unsigned long long size)
 /* ---- 1. simulation = model on the contention-free cluster ---- */
 
 struct acc_case {
-    const char *name, *algo, *topo, *rings;
+    const char *name, *algo, *topo, *rings, *dim_algo;
 };
 
 static const struct acc_case acc_cases[] = {
-#define ACC(a, t, r) {"sim_equals_model_" a "_" t "_rings_" r, a, t, r}
+#define ACC(a, t, r) {"sim_equals_model_" a "_" t "_rings_" r, a, t, r, "ring"}
 #define ACC_TOPOS(a, r) ACC(a, "8", r), ACC(a, "2x4", r), ACC(a, "4x2", r), ACC(a, "2x2x2", r)
     ACC_TOPOS("multiring", "1"),    ACC_TOPOS("ring", "1"), ACC_TOPOS("rd", "1"), ACC_TOPOS("rabenseifner", "1"),
     ACC_TOPOS("hier", "1"),         ACC_TOPOS("multiring", "2"), ACC_TOPOS("ring", "2"), ACC_TOPOS("hier", "2"),
+    /* hier with halving + doubling among the leaders (the Facebook scheme) */
+    {"sim_equals_model_hier_halving_2x4", "hier", "2x4", "1", "rabenseifner"},
+    {"sim_equals_model_hier_halving_2x2x2_rings_2", "hier", "2x2x2", "2", "rabenseifner"},
 #undef ACC_TOPOS
 #undef ACC
 };
@@ -127,9 +130,9 @@ static void test_sim_equals_model(void **state)
     const struct acc_case *c = *state;
     const char *plat = sim_tmp_path("cluster8.xml");
     const char *sa[] = {"simulate", "--platform", plat, "--algo", c->algo, "--topo", c->topo, "--rings", c->rings,
-                        "-b", "1K", "-e", "256M", "-f", "4", "--format", "csv", NULL};
+                        "--dim-algo", c->dim_algo, "-b", "1K", "-e", "256M", "-f", "4", "--format", "csv", NULL};
     const char *ma[] = {"model", "--platform", plat, "--algo", c->algo, "--topo", c->topo, "--rings", c->rings,
-                        "-b", "1K", "-e", "256M", "-f", "4", "--format", "csv", NULL};
+                        "--dim-algo", c->dim_algo, "-b", "1K", "-e", "256M", "-f", "4", "--format", "csv", NULL};
     struct sweep s, m;
     int bad = 0;
     sweep_run(sa, &s);
