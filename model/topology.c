@@ -68,6 +68,30 @@ mring_topo_t mring_topo_flat(int p)
     return t;
 }
 
+int mring_topo_prefix(const mring_topo_t *t, int n, mring_topo_t *out, char *err, size_t errlen)
+{
+    long below = 1; /* D_k: ranks in one group of the dimensions inside dimension k */
+    int k = 0;
+    if (n < 1 || n > t->nranks) {
+        snprintf(err, errlen, "%d ranks is not in 1..%d (the ranks of %dx...)", n, t->nranks, t->dims[0]);
+        return -1;
+    }
+    while (below * t->dims[k] < n)
+        below *= t->dims[k++];
+    if (n % below) {
+        snprintf(err, errlen, "%d ranks do not fill whole groups of %ld (dimensions 1..%d); use a multiple of %ld",
+                 n, below, k, below);
+        return -1;
+    }
+    *out = (mring_topo_t){0};
+    for (int i = 0; i < k; i++)
+        out->dims[out->ndims++] = t->dims[i];
+    if (n / below > 1 || k == 0)
+        out->dims[out->ndims++] = (int)(n / below);
+    out->nranks = n;
+    return 0;
+}
+
 char *mring_topo_format(const mring_topo_t *t, char *buf, size_t len)
 {
     size_t used = 0;

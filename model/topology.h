@@ -32,6 +32,13 @@ int mring_topo_parse(const char *s, mring_topo_t *t, char *err, size_t errlen);
 /* Topology with one dimension of size p (the flat ring). */
 mring_topo_t mring_topo_flat(int p);
 
+/*
+ * The grid of t's first n ranks: whole groups of the inner dimensions, then part of the next one
+ * (4x16x4: 2 -> 2, 8 -> 4x2, 64 -> 4x16, 128 -> 4x16x2), so a sub-platform keeps the natural
+ * hierarchy.  Returns 0; -1 with a reason in err when n is not in 1..P or cuts a group (6 on 4x16x4).
+ */
+int mring_topo_prefix(const mring_topo_t *t, int n, mring_topo_t *out, char *err, size_t errlen);
+
 /* Write "d1x...xdk" into buf (len bytes). Returns buf. */
 char *mring_topo_format(const mring_topo_t *t, char *buf, size_t len);
 

@@ -97,5 +97,7 @@ int cmd_simulate(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 int cmd_route(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_scaling(int argc, char **argv);
+int cmd_workload(int argc, char **argv);
 
 #endif

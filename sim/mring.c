@@ -16,6 +16,7 @@ static const struct {
     {"simulate", cmd_simulate, "predicted allreduce time per size by SimGrid simulation of a platform"},
     {"tune", cmd_tune, "the best configuration per size on a platform: model-pruned, simulation-confirmed"},
     {"route", cmd_route, "the links of a platform's route between two hosts or ranks"},
+    {"scaling", cmd_scaling, "predicted training throughput and scaling efficiency (workload + platform)"},
 #endif
 #ifdef MRING_HAVE_LIBXML2
     {"platform", cmd_platform, "write a SimGrid platform: minsky, dgx1, bigbasin or a generic cluster"},
@@ -23,6 +24,7 @@ static const struct {
     {"model", cmd_model, "predicted allreduce time per size from the alpha-beta-gamma model"},
     {"verify", cmd_verify, "prove schedules correct (matching, no deadlock, exact and identical results)"},
     {"schedule", cmd_schedule, "print one rank's schedule"},
+    {"workload", cmd_workload, "a training workload: gradient tensors in backward order, ready times, DDP buckets"},
 };
 
 static void usage(FILE *f)
@@ -35,6 +37,7 @@ static void usage(FILE *f)
     fprintf(f, "\nexamples (64 IBM Minsky nodes, 4 P100 each, NVLink inside a node, one EDR port per node):\n"
                "  mring tune --platform platforms/minsky-64.xml -b 1K -e 1G -f 4\n"
                "  mring simulate --platform platforms/minsky-64.xml --rings 2,1,1 -b 1K -e 1G -f 4 --breakdown\n"
+               "  mring scaling --platform platforms/minsky-64.xml --workload resnet50\n"
                "  mring model --topo 4x16x4 --rings 2,1,1 \\\n"
                "      --links 1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4 --gamma 244GBps -b 1K -e 1G -f 4\n"
                "and for real, on MPI ranks: mpiexec -n 4 mring-bench --topo 2x2 --rings 2 -b 8 -e 64M -f 4\n");

@@ -65,14 +65,32 @@ typedef struct mring_sim_result {
 } mring_sim_result_t;
 
 /*
- * Simulate one allreduce of configuration c (c->topo must have pf->nranks ranks; rank r runs on
- * pf->hosts[r]).  trace != 0 records every op.  Returns 0; 1 with err naming the pending ops
+ * Simulate one allreduce of configuration c (c->topo has at most pf->nranks ranks; rank r runs on
+ * pf->hosts[r], so a smaller grid runs on the platform's first ranks).  trace != 0 records every op.  Returns 0; 1 with err naming the pending ops
  * (rank, stream, op, peer, phase, step) when the simulation ends with operations pending; -1 when
  * memory runs out.  Free res with mring_sim_result_free.
  */
 int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inplace, int trace,
                    mring_sim_result_t *res, char *err, size_t errlen);
 void mring_sim_result_free(mring_sim_result_t *res);
+
+/* One allreduce of a concurrent run: its configuration (count set; topo of at most pf->nranks ranks,
+ * rank r on pf->hosts[r]), its start in seconds after the run's start, and (out) when its last op
+ * ended, in seconds after the run's start. */
+typedef struct mring_sim_coll {
+    const mring_config_t *c;
+    double start;
+    double end;
+} mring_sim_coll_t;
+
+/*
+ * Simulate n allreduces in one SimGrid run: each starts at its start time and they share the
+ * platform's links and hosts with every other one in flight (each has its own mailboxes, so their
+ * messages never match each other's).  Fills colls[i].end.  Returns 0; 1 with err naming pending
+ * ops; -1 when memory runs out.
+ */
+int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inplace, char *err,
+                              size_t errlen);
 
 /* Write res's events as Chrome/Perfetto trace-event JSON (one process per rank, one thread per
  * stream); written to a temporary file and renamed, so the file appears whole or not at all.

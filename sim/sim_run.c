@@ -1,4 +1,5 @@
-/* sim_run.c - the SimGrid transport of the interpreter and one simulated allreduce (see sim.h). */
+/* sim_run.c - the SimGrid transport of the interpreter; one simulated allreduce, or several in flight
+ * at once (see sim.h). */
 #include "sim.h"
 
 #include "interp.h"
@@ -15,9 +16,17 @@
 
 typedef struct run run_t;
 
+/* One allreduce of a run: its configuration, start time and rank schedules. */
+typedef struct coll {
+    const mring_config_t *c;
+    double start;               /* seconds after the run's start */
+    mring_rank_sched_t *scheds; /* c->topo.nranks */
+} coll_t;
+
 typedef struct stream_ctx {
     run_t *run;
-    int rank, stream;
+    const coll_t *coll;
+    int id, rank, stream; /* id: the collective's index in the run */
     mring_rank_sched_t view; /* the rank's schedule restricted to this stream */
     mring_interp_t it;
     int started, done, failed;
@@ -25,7 +34,6 @@ typedef struct stream_ctx {
 } stream_ctx_t;
 
 struct run {
-    const mring_config_t *c;
     int inplace, trace;
     double t0;
     mring_sim_result_t *res;
@@ -46,6 +54,8 @@ static void record(stream_ctx_t *s, const mring_op_t *op, double start, double e
     run_t *run = s->run;
     mring_sim_result_t *res = run->res;
     int ph = op->phase, d = op->dim < 0 ? 0 : op->dim;
+    if (!res) /* concurrent collectives: only their end times are kept */
+        return;
     start -= run->t0;
     end -= run->t0;
     if (!res->phase_seen[ph][d] || start < res->phase_start[ph][d])
@@ -68,10 +78,10 @@ static void record(stream_ctx_t *s, const mring_op_t *op, double start, double e
     res->events[res->nevents++] = (mring_sim_event_t){s->rank, s->stream, op, start, end};
 }
 
-static sg_mailbox_t mailbox(int dst, int src, int stream)
+static sg_mailbox_t mailbox(int id, int dst, int src, int stream)
 {
-    char name[48];
-    snprintf(name, sizeof name, "%d<%d#%d", dst, src, stream);
+    char name[64];
+    snprintf(name, sizeof name, "%d<%d#%d/%d", dst, src, stream, id);
     return sg_mailbox_by_name(name);
 }
 
@@ -79,13 +89,13 @@ static int t_comm(void *ctx, const mring_op_t *op, void **out, int is_send)
 {
     stream_ctx_t *s = ctx;
     req_t *r = calloc(1, sizeof *r);
-    double bytes = (double)op->count * (double)s->run->c->elsize;
+    double bytes = (double)op->count * (double)s->coll->c->elsize;
     if (!r)
         return -1;
     r->op = op;
     r->start = simgrid_get_clock();
-    r->comm = is_send ? sg_mailbox_put_async(mailbox(op->peer, s->rank, s->stream), s, (long)bytes)
-                      : sg_mailbox_get_async(mailbox(s->rank, op->peer, s->stream), &r->data);
+    r->comm = is_send ? sg_mailbox_put_async(mailbox(s->id, op->peer, s->rank, s->stream), s, (long)bytes)
+                      : sg_mailbox_get_async(mailbox(s->id, s->rank, op->peer, s->stream), &r->data);
     *out = r;
     return 0;
 }
@@ -106,7 +116,7 @@ static int t_irecv(void *ctx, int stream, const mring_op_t *op, void **req)
 static int t_compute(stream_ctx_t *s, const mring_op_t *op, double factor, void **req)
 {
     double start = simgrid_get_clock();
-    sg_actor_execute(factor * (double)op->count * (double)s->run->c->elsize);
+    sg_actor_execute(factor * (double)op->count * (double)s->coll->c->elsize);
     record(s, op, start, simgrid_get_clock());
     *req = NULL;
     return 0;
@@ -170,6 +180,8 @@ static void stream_main(int argc, char **argv)
     (void)argc, (void)argv;
     tp.ctx = s;
     s->it.tp = NULL;
+    if (s->coll->start > 0)
+        sg_actor_sleep_until(s->run->t0 + s->coll->start);
     if (mring_interp_init(&s->it, &s->view, &tp, s->run->inplace)) {
         s->failed = 1;
         return;
@@ -220,22 +232,20 @@ void mring_sim_result_free(mring_sim_result_t *res)
     memset(res, 0, sizeof *res);
 }
 
-static int spawn(const mring_platform_t *pf, run_t *run, stream_ctx_t *ctxs, int *nctx)
+/* Generate the schedules of collective id and start an actor per rank stream (ctxs grows by their
+ * number).  Returns 0 or -1 (no memory). */
+static int spawn(const mring_platform_t *pf, run_t *run, const coll_t *coll, int id, stream_ctx_t *ctxs, int *nctx)
 {
-    mring_sim_result_t *res = run->res;
-    for (int r = 0; r < res->nranks; r++) {
-        if (mring_generate(run->c, r, &res->scheds[r]))
+    for (int r = 0; r < coll->c->topo.nranks; r++) {
+        if (mring_generate(coll->c, r, &coll->scheds[r]))
             return -1;
-        for (int j = 0; j < res->scheds[r].nstreams; j++) {
+        for (int j = 0; j < coll->scheds[r].nstreams; j++) {
             stream_ctx_t *s = &ctxs[(*nctx)++];
-            char name[48];
-            s->run = run;
-            s->rank = r;
-            s->stream = j;
-            s->view = res->scheds[r];
+            char name[64];
+            *s = (stream_ctx_t){.run = run, .coll = coll, .id = id, .rank = r, .stream = j, .view = coll->scheds[r]};
             s->view.nstreams = 1;
-            s->view.streams = &res->scheds[r].streams[j];
-            snprintf(name, sizeof name, "rank%d.%d", r, j);
+            s->view.streams = &coll->scheds[r].streams[j];
+            snprintf(name, sizeof name, "rank%d.%d/%d", r, j, id);
             sg_actor_t a = sg_actor_init(name, pf->hosts[r]);
             sg_actor_set_data(a, s);
             sg_actor_start(a, stream_main, 0, NULL);
@@ -244,31 +254,33 @@ static int spawn(const mring_platform_t *pf, run_t *run, stream_ctx_t *ctxs, int
     return 0;
 }
 
-int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inplace, int trace,
-                   mring_sim_result_t *res, char *err, size_t errlen)
+/* Run the n collectives to the end: ends[i] = when collective i's last op finished (seconds after
+ * the start).  Returns 0, 1 with the pending ops in err, or -1 (no memory: err says so). */
+static int run_colls(const mring_platform_t *pf, run_t *run, const coll_t *colls, int n, double *ends, char *err,
+                     size_t errlen)
 {
-    run_t run = {c, inplace, trace, simgrid_get_clock(), res, 0, 0};
-    int S = mring_config_nstreams(c), nctx = 0, rc = 0;
-    stream_ctx_t *ctxs = calloc((size_t)pf->nranks * (size_t)S, sizeof *ctxs);
-    memset(res, 0, sizeof *res);
-    res->nranks = pf->nranks;
-    res->scheds = calloc((size_t)pf->nranks, sizeof *res->scheds);
-    if (!ctxs || !res->scheds || spawn(pf, &run, ctxs, &nctx)) {
-        free(ctxs);
-        mring_sim_result_free(res);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    int64_t total = 0;
+    int nctx = 0, rc = 0;
+    for (int i = 0; i < n; i++)
+        total += (int64_t)colls[i].c->topo.nranks * mring_config_nstreams(colls[i].c);
+    stream_ctx_t *ctxs = calloc((size_t)total, sizeof *ctxs);
+    for (int i = 0; ctxs && i < n; i++)
+        if (spawn(pf, run, &colls[i], i, ctxs, &nctx))
+            goto oom;
+    if (!ctxs)
+        goto oom;
     simgrid_run();
+    for (int i = 0; i < n; i++)
+        ends[i] = 0;
     for (int i = 0; i < nctx; i++) {
         if (!ctxs[i].done)
             rc = 1;
-        else if (ctxs[i].end - run.t0 > res->time)
-            res->time = ctxs[i].end - run.t0;
+        else if (ctxs[i].end - run->t0 > ends[ctxs[i].id])
+            ends[ctxs[i].id] = ctxs[i].end - run->t0;
     }
     if (rc)
         describe_pending(ctxs, nctx, err, errlen);
-    if (run.oom) {
+    if (run->oom) {
         snprintf(err, errlen, "out of memory recording the trace");
         rc = -1;
     }
@@ -276,11 +288,65 @@ int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inpl
         if (ctxs[i].started)
             mring_interp_free(&ctxs[i].it);
     free(ctxs);
+    return rc;
+oom:
+    free(ctxs); /* actors already started never run: the engine is not run again after a failure */
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inplace, int trace,
+                   mring_sim_result_t *res, char *err, size_t errlen)
+{
+    run_t run = {inplace, trace, simgrid_get_clock(), res, 0, 0};
+    coll_t coll = {c, 0, NULL};
+    int rc;
+    memset(res, 0, sizeof *res);
+    res->nranks = c->topo.nranks;
+    if (!(res->scheds = coll.scheds = calloc((size_t)c->topo.nranks, sizeof *res->scheds))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    rc = run_colls(pf, &run, &coll, 1, &res->time, err, errlen);
+    if (rc < 0) {
+        mring_sim_result_free(res);
+        return rc;
+    }
     if (!trace) { /* the schedules are only kept for the trace's events */
         for (int r = 0; r < res->nranks; r++)
             mring_rank_sched_free(&res->scheds[r]);
         free(res->scheds);
         res->scheds = NULL;
     }
+    return rc;
+}
+
+int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inplace, char *err,
+                              size_t errlen)
+{
+    run_t run = {inplace, 0, simgrid_get_clock(), NULL, 0, 0};
+    coll_t *cs = calloc((size_t)n, sizeof *cs);
+    double *ends = calloc((size_t)n, sizeof *ends);
+    int rc = -1;
+    err[0] = '\0';
+    for (int i = 0; cs && ends && i < n; i++) {
+        cs[i] = (coll_t){colls[i].c, colls[i].start, calloc((size_t)colls[i].c->topo.nranks, sizeof(mring_rank_sched_t))};
+        if (!cs[i].scheds)
+            goto out;
+    }
+    if (cs && ends)
+        rc = run_colls(pf, &run, cs, n, ends, err, errlen);
+    for (int i = 0; rc >= 0 && i < n; i++)
+        colls[i].end = ends[i];
+out:
+    if (rc < 0 && !err[0])
+        snprintf(err, errlen, "out of memory");
+    for (int i = 0; cs && i < n; i++) {
+        for (int r = 0; cs[i].scheds && r < colls[i].c->topo.nranks; r++)
+            mring_rank_sched_free(&cs[i].scheds[r]);
+        free(cs[i].scheds);
+    }
+    free(cs);
+    free(ends);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* tune_out.c - the tuning file (JSON, jansson) and the busbw plot (gnuplot) of `mring tune` (see tune.h). */
 #include "tune.h"
 
+#include "plot.h"
 #include "report.h"
 
 #include <jansson.h>
@@ -58,59 +59,43 @@ int mring_tune_write_file(const char *path, const char *platform, const mring_tu
     return 0;
 }
 
-static int write_data(const char *path, const mring_tune_size_t *s, int n, int P)
+/* The plot's data: per algorithm its best configuration's busbw per size, then the best overall. */
+struct plot_arg {
+    const mring_tune_size_t *s;
+    int n, P;
+};
+
+static int write_data(FILE *f, void *arg)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    for (int a = 0; a < MRING_NALGOS; a++) {
-        fprintf(f, "# %s\n", mring_algo_name((mring_algo_t)a));
-        for (int i = 0; i < n; i++)
-            if (s[i].per_algo[a].time > 0)
-                fprintf(f, "%lld %g\n", (long long)s[i].size, mring_busbw_gbps(s[i].size, s[i].per_algo[a].time * 1e6, P));
+    const struct plot_arg *a = arg;
+    for (int al = 0; al < MRING_NALGOS; al++) {
+        fprintf(f, "# %s\n", mring_algo_name((mring_algo_t)al));
+        for (int i = 0; i < a->n; i++)
+            if (a->s[i].per_algo[al].time > 0)
+                fprintf(f, "%lld %g\n", (long long)a->s[i].size,
+                        mring_busbw_gbps(a->s[i].size, a->s[i].per_algo[al].time * 1e6, a->P));
         fprintf(f, "\n\n");
     }
     fprintf(f, "# best\n");
-    for (int i = 0; i < n; i++)
-        if (s[i].best.time > 0)
-            fprintf(f, "%lld %g\n", (long long)s[i].size, mring_busbw_gbps(s[i].size, s[i].best.time * 1e6, P));
-    return fclose(f);
+    for (int i = 0; i < a->n; i++)
+        if (a->s[i].best.time > 0)
+            fprintf(f, "%lld %g\n", (long long)a->s[i].size, mring_busbw_gbps(a->s[i].size, a->s[i].best.time * 1e6, a->P));
+    return 0;
+}
+
+static void write_script(FILE *g, const char *data, void *arg)
+{
+    (void)arg;
+    fprintf(g, "set logscale x 2\nset format x '%%.0s%%cB'\n"
+               "set xlabel 'size per rank'\nset ylabel 'busbw (GB/s)'\nset key left top\nset grid\n"
+               "set title 'mring tune: best configuration of each algorithm (simulated)'\nplot ");
+    for (int a = 0; a < MRING_NALGOS; a++)
+        fprintf(g, "'%s' index %d using 1:2 with linespoints title '%s', ", data, a, mring_algo_name((mring_algo_t)a));
+    fprintf(g, "'%s' index %d using 1:2 with lines lw 3 title 'best'\n", data, MRING_NALGOS);
 }
 
 int mring_tune_plot(const char *path, const mring_tune_size_t *s, int n, int P, char *err, size_t errlen)
 {
-    char dir[] = "/tmp/mring-plot-XXXXXX", data[64], script[64], tmp[4096], cmd[256];
-    FILE *g;
-    int rc = -1;
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "cannot create a temporary directory for the plot");
-        return -1;
-    }
-    snprintf(data, sizeof data, "%s/data", dir);
-    snprintf(script, sizeof script, "%s/plot.gp", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-    if (write_data(data, s, n, P) || !(g = fopen(script, "w"))) {
-        snprintf(err, errlen, "cannot write the plot data");
-        goto out;
-    }
-    fprintf(g, "set terminal png size 900,600\nset output '%s'\nset logscale x 2\nset format x '%%.0s%%cB'\n"
-               "set xlabel 'size per rank'\nset ylabel 'busbw (GB/s)'\nset key left top\nset grid\n"
-               "set title 'mring tune: best configuration of each algorithm (simulated)'\nplot ",
-            tmp);
-    for (int a = 0; a < MRING_NALGOS; a++)
-        fprintf(g, "'%s' index %d using 1:2 with linespoints title '%s', ", data, a, mring_algo_name((mring_algo_t)a));
-    fprintf(g, "'%s' index %d using 1:2 with lines lw 3 title 'best'\n", data, MRING_NALGOS);
-    fclose(g);
-    snprintf(cmd, sizeof cmd, "gnuplot %s 2>%s/log", script, dir);
-    if (system(cmd) != 0 || rename(tmp, path)) {
-        snprintf(err, errlen, "gnuplot could not draw %s (is gnuplot installed? apt-get install gnuplot-nox)", path);
-        unlink(tmp);
-        goto out;
-    }
-    rc = 0;
-out:
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        rc = rc ? rc : 0;
-    return rc;
+    struct plot_arg a = {s, n, P};
+    return mring_plot_png(path, write_data, write_script, &a, err, errlen);
 }

@@ -180,12 +180,45 @@ static void balanced_split(void **state)
     assert_int_equal(mring_split_len(INT64_C(5000000000), 3, 2), INT64_C(1666666666));
 }
 
+/* Sub-grids of the first n ranks keep the hierarchy; cutting a group is an error naming n. */
+static void prefix(void **state)
+{
+    static const struct {
+        const char *full;
+        int n;
+        const char *want; /* NULL: an error */
+    } cases[] = {{"4x16x4", 1, "1"},      {"4x16x4", 2, "2"},       {"4x16x4", 4, "4"},    {"4x16x4", 8, "4x2"},
+                 {"4x16x4", 64, "4x16"},  {"4x16x4", 128, "4x16x2"}, {"4x16x4", 256, "4x16x4"},
+                 {"4x16x4", 12, "4x3"},   {"8x16x2", 8, "8"},       {"8x16x2", 24, "8x3"}, {"4x16x4", 6, NULL},
+                 {"4x16x4", 72, NULL},    {"4x16x4", 0, NULL},      {"4x16x4", 512, NULL}};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        mring_topo_t full, sub;
+        char err[256] = "", got[64];
+        assert_int_equal(mring_topo_parse(cases[i].full, &full, err, sizeof err), 0);
+        int rc = mring_topo_prefix(&full, cases[i].n, &sub, err, sizeof err);
+        if (!cases[i].want) {
+            if (rc != -1 || !err[0])
+                fail_msg("%d ranks of %s: accepted", cases[i].n, cases[i].full);
+            char n[16];
+            snprintf(n, sizeof n, "%d", cases[i].n);
+            assert_non_null(strstr(err, n));
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        mring_topo_format(&sub, got, sizeof got);
+        if (strcmp(got, cases[i].want) || sub.nranks != cases[i].n)
+            fail_msg("%d ranks of %s: got %s (%d ranks), want %s", cases[i].n, cases[i].full, got, sub.nranks,
+                     cases[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_good),  cmocka_unit_test(parse_bad), cmocka_unit_test(coordinates),
         cmocka_unit_test(groups_and_neighbours), cmocka_unit_test(sizes), cmocka_unit_test(link_units),
-        cmocka_unit_test(rings),       cmocka_unit_test(balanced_split),
+        cmocka_unit_test(rings),       cmocka_unit_test(balanced_split), cmocka_unit_test(prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

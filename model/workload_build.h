@@ -1,0 +1,29 @@
+/*
+ * workload_build.h - what workload.c (the profile reader) and workload_resnet.c (the ResNet
+ * derivation) share: appending layers and tensors to a workload being built.  Internal to model/.
+ */
+#ifndef MRING_WORKLOAD_BUILD_H
+#define MRING_WORKLOAD_BUILD_H
+
+#include "workload.h"
+
+/* The MACs per image of layer `layer` and every later one (backward order sum: layer 0 gives the total). */
+double mring_workload_macs_from(const mring_workload_t *w, int layer);
+
+/* Append a layer (name truncated to fit) in forward order; its tensors follow. Returns 0 or -1 (memory). */
+int mring_workload_add_layer(mring_workload_t *w, const char *name, double macs);
+
+/* Append a tensor to the last layer added. Returns 0 or -1 (memory). */
+int mring_workload_add_tensor(mring_workload_t *w, const char *name, int64_t elements);
+
+/* The ResNet bottleneck network of He et al. 2016 in torchvision's v1.5 layout (stride on the 3x3
+ * conv, downsample = 1x1 conv + BN on each stage's first block): stages of blocks[0..3] bottlenecks
+ * of widths 64, 128, 256, 512 (x4 out), on image x image inputs, with a classes-way fc.  Appends
+ * one layer per conv (conv weight + its BN weight and bias) and the fc. Returns 0 or -1 (memory). */
+int mring_workload_resnet(mring_workload_t *w, const int blocks[4], int classes, int image);
+
+/* Read the profile at path into w (zeroed by the caller): the schema of platforms/workloads/README.md.
+ * Returns 0; 2 with "PATH: reason" in err; -1 when memory runs out.  (workload_json.c) */
+int mring_workload_parse_file(const char *path, mring_workload_t *w, char *err, size_t errlen);
+
+#endif

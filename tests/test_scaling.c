@@ -1,0 +1,233 @@
+/*
+ * test_scaling.c - `mring scaling`: bucketing, overlap and the efficiency arithmetic against closed forms.
+ *
+ * The platform is a contention-free crossbar of 4 one-GPU nodes (`mring platform cluster`): every
+ * route between two GPUs has latency L = 22 us (10 us GPU link + 0.5 us PCIe + 0.5 us NIC per side)
+ * and bandwidth BW = 1 GB/s (the GPU links); a GPU reduces at S = 4 GB/s.  On it an in-place ring
+ * allreduce of b bytes per block (n = P b bytes) takes, exactly (the simulation equals the model on
+ * such a crossbar, test_sim.c),  T(P, b) = (P - 1)(L + b/BW + b/S) + (P - 1)(L + b/BW).
+ * The workload has two layers of 1 Mi float32 gradients each: "conv" (3 MMAC/image) then "fc"
+ * (1 MMAC/image); at batch 10 an iteration computes 0.1 s, half of it backward.  Backward runs fc
+ * first: its gradient is ready at 1/4 of backward (12.5 ms), conv's at the end (50 ms).
+ */
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_cli.h"
+
+#define L 22e-6
+#define BW 1e9
+#define S 4e9
+#define MIB 1048576.0
+
+static double T(int P, double b) { return (P - 1) * (L + b / BW + b / S) + (P - 1) * (L + b / BW); }
+
+static const char workload_json[] =
+    "{\"name\": \"two-layers\", \"description\": \"two layers of 1 Mi parameters\",\n"
+    " \"layers\": [{\"name\": \"conv\", \"macs\": 3e6, \"tensors\": [{\"name\": \"conv.weight\", \"elements\": 1048576}]},\n"
+    "            {\"name\": \"fc\", \"macs\": 1e6, \"tensors\": [{\"name\": \"fc.weight\", \"elements\": 1048576}]}],\n"
+    " \"default_batch\": 10,\n"
+    " \"compute\": {\"gpu\": \"test GPU\", \"batch\": 10, \"images_per_s\": 100, \"backward_share\": 0.5,\n"
+    "             \"source\": \"made up for the test\"}}\n";
+
+/* One CSV row of `mring scaling`. */
+struct row {
+    int gpus, buckets;
+    double forward, backward, comm, exposed, iter, ips, eff; /* seconds, images/s, fraction */
+};
+
+static int run_scaling(const char *const *extra, struct row *rows, int max)
+{
+    const char *args[32] = {"scaling", "--platform", sim_tmp_path("c4.xml"), "--workload", sim_tmp_path("w.json"),
+                            "--format", "csv"};
+    int n = 7, k = 0;
+    struct cli_result r = {0};
+    for (int i = 0; extra[i]; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    cli_run_ok(args, &r);
+    char *save = NULL;
+    for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        struct row w;
+        /* workload,gpus,topo,algo,rings,batch,buckets,tuned_buckets,forward_ms,...,efficiency */
+        if (!strncmp(l, "workload,", 9))
+            continue;
+        if (sscanf(l, "%*[^,],%d,%*[^,],%*[^,],%*[^,],%*d,%d,%*d,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &w.gpus, &w.buckets,
+                   &w.forward, &w.backward, &w.comm, &w.exposed, &w.iter, &w.ips, &w.eff) != 9)
+            fail_msg("%s: cannot read the CSV row '%s'", r.cmd, l);
+        w.forward /= 1e3, w.backward /= 1e3, w.comm /= 1e3, w.exposed /= 1e3, w.iter /= 1e3;
+        if (k >= max)
+            fail_msg("%s: more than %d rows", r.cmd, max);
+        rows[k++] = w;
+    }
+    cli_free(&r);
+    return k;
+}
+
+static void near(double got, double want, const char *what)
+{
+    if (!(fabs(got - want) <= 1e-6 * fabs(want) + 2e-9))
+        fail_msg("%s: got %.9g, want %.9g", what, got, want);
+}
+
+/* The figures of a row whose allreduces end at `end` s after backward starts, busy `comm` s. */
+static void check_row(const struct row *r, int buckets, double end, double comm)
+{
+    double exposed = end > 0.05 ? end - 0.05 : 0, iter = 0.1 + exposed;
+    assert_int_equal(r->buckets, buckets);
+    near(r->forward, 0.05, "forward");
+    near(r->backward, 0.05, "backward");
+    near(r->comm, comm, "communication");
+    near(r->exposed, exposed, "exposed communication");
+    near(r->iter, iter, "iteration");
+    near(r->ips, r->gpus * 10 / iter, "images/s");
+    near(r->eff, 0.1 / iter, "efficiency against one node (1 GPU: 0.1 s)");
+}
+
+/* Overlap on, 4 MiB buckets: fc's bucket runs alone from 12.5 ms, conv's from 50 ms. */
+static void buckets_overlap(void **state)
+{
+    const char *extra[] = {"--gpus", "1,2,4", "--bucket", "4M", NULL};
+    struct row r[3];
+    (void)state;
+    assert_int_equal(run_scaling(extra, r, 3), 3);
+    check_row(&r[0], 0, 0, 0); /* one GPU: nothing to exchange */
+    assert_int_equal(r[1].gpus, 2);
+    check_row(&r[1], 2, 0.05 + T(2, 2 * MIB), 2 * T(2, 2 * MIB));
+    assert_int_equal(r[2].gpus, 4);
+    check_row(&r[2], 2, 0.05 + T(4, MIB), 2 * T(4, MIB));
+}
+
+/* --bucket 0: one fused allreduce of 8 MiB after backward. */
+static void fused(void **state)
+{
+    const char *extra[] = {"--gpus", "4", "--bucket", "0", NULL};
+    struct row r[1];
+    (void)state;
+    assert_int_equal(run_scaling(extra, r, 1), 1);
+    check_row(&r[0], 1, 0.05 + T(4, 2 * MIB), T(4, 2 * MIB));
+}
+
+/* Overlap off: both buckets start at 50 ms and share every link and GPU in lockstep, each at half
+ * the bandwidth and reduction speed: T(4, 2 MiB) for both, the fused time. */
+static void shared_network(void **state)
+{
+    const char *extra[] = {"--gpus", "4", "--bucket", "4M", "--overlap", "off", NULL};
+    struct row r[1];
+    (void)state;
+    assert_int_equal(run_scaling(extra, r, 1), 1);
+    check_row(&r[0], 2, 0.05 + T(4, 2 * MIB), T(4, 2 * MIB));
+}
+
+/* A cap above the whole gradient is one bucket, ready at the end of backward. */
+static void one_big_bucket(void **state)
+{
+    const char *extra[] = {"--gpus", "4", "--bucket", "1G", NULL};
+    struct row r[1];
+    (void)state;
+    assert_int_equal(run_scaling(extra, r, 1), 1);
+    check_row(&r[0], 1, 0.05 + T(4, 2 * MIB), T(4, 2 * MIB));
+}
+
+/* Bad input: one line naming the value, exit 2. */
+static void bad_input(void **state)
+{
+    static const char *const cases[][3] = {{"--gpus", "5", "5"},          {"--gpus", "0", "0"},
+                                           {"--bucket", "lots", "lots"},  {"--overlap", "maybe", "maybe"},
+                                           {"--batch", "0", "0"},          {"--workload", "nosuchnet", "nosuchnet"},
+                                           {"--format", "xml", "xml"},    {"--algo", "tree", "tree"}};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *args[] = {"scaling", "--platform", sim_tmp_path("c4.xml"), "--workload", sim_tmp_path("w.json"),
+                              cases[i][0], cases[i][1], NULL};
+        struct cli_result r = {0};
+        cli_run(args, &r);
+        if (!r.exited || r.status != 2 || !r.err || !strstr(r.err, cases[i][2]) || strchr(r.err, '\n') != strrchr(r.err, '\n'))
+            fail_msg("%s: want exit 2 and one line naming '%s'; got status %d, stderr: %s", r.cmd, cases[i][2],
+                     r.status, r.err ? r.err : "");
+        cli_free(&r);
+    }
+}
+
+/* The issue's command on minsky-64 (ResNet-50): a row per GPU count from one node to 256, compute
+ * from the profile (32 images at 195 img/s), efficiency 1 on one node and below it on 256 GPUs. */
+static void minsky_resnet50(void **state)
+{
+    const char *args[] = {"scaling", "--platform", sim_repo_path("platforms/minsky-64.xml"), "--workload", "resnet50",
+                          "--format", "csv", NULL};
+    struct cli_result r = {0};
+    int gpus[7] = {0}, n = 0;
+    double eff[7], compute[7];
+    (void)state;
+    cli_run_ok(args, &r);
+    char *save = NULL;
+    for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        double f, b;
+        if (n < 7 && sscanf(l, "resnet50,%d,%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%lf,%lf,%*f,%*f,%*f,%*f,%lf", &gpus[n], &f,
+                            &b, &eff[n]) == 4)
+            compute[n++] = f + b;
+    }
+    cli_free(&r);
+    assert_int_equal(n, 7);
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(gpus[i], 4 << i);
+        near(compute[i], 1e3 * 32 / 195.0, "compute per iteration (ms)");
+    }
+    near(eff[0], 1, "efficiency of one node");
+    if (!(eff[6] < 1 && eff[6] > 0.5))
+        fail_msg("efficiency on 256 GPUs is %g", eff[6]);
+}
+
+/* --plot writes a PNG. */
+static void plot_png(void **state)
+{
+    const char *png = sim_tmp_path("eff.png");
+    const char *args[] = {"scaling", "--platform", sim_tmp_path("c4.xml"), "--workload", sim_tmp_path("w.json"),
+                          "--plot", png, NULL};
+    struct cli_result r = {0};
+    unsigned char magic[8] = {0};
+    (void)state;
+    cli_run_ok(args, &r);
+    cli_free(&r);
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(magic, 1, 8, f), 8);
+    fclose(f);
+    assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+}
+
+static int setup(void **state)
+{
+    const char *args[] = {"platform", "cluster", "--nodes", "4", "--gpus-per-node", "1", "--nvlink-bw", "1GBps",
+                          "--nvlink-lat", "10us", "--gpu-speed", "4GBps", "-o", NULL, NULL};
+    struct cli_result r = {0};
+    if (sim_tmp_setup(state))
+        return -1;
+    args[13] = sim_tmp_path("c4.xml");
+    FILE *f = fopen(sim_tmp_path("w.json"), "w");
+    if (!f || fputs(workload_json, f) < 0 || fclose(f))
+        return -1;
+    int ok = cli_run(args, &r) == 0 && r.exited && r.status == 0;
+    if (!ok)
+        print_error("%s failed: %s\n", r.cmd, r.err ? r.err : "");
+    cli_free(&r);
+    return ok ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(buckets_overlap), cmocka_unit_test(fused),     cmocka_unit_test(shared_network),
+        cmocka_unit_test(one_big_bucket),  cmocka_unit_test(bad_input), cmocka_unit_test(minsky_resnet50),
+        cmocka_unit_test(plot_png),
+    };
+    return cmocka_run_group_tests(tests, setup, sim_tmp_teardown);
+}
