@@ -167,9 +167,10 @@ static int parse_tensor(const ctx_t *c, json_t *t, int l, int j, mring_workload_
     const char *name;
     json_int_t n = 0;
     int rc;
-    snprintf(pre, sizeof pre, "layers[%d].tensors[%d].", l, j);
+    snprintf(pre, sizeof pre, "layers[%d].tensors[%d]", l, j);
     if (!json_is_object(t))
         return bad(c, "", pre, t, "an object {\"name\": ..., \"elements\": N}");
+    strcat(pre, ".");
     if ((rc = check_keys(c, t, pre, keys)) || (rc = get_str(c, t, pre, "name", 1, 1, sizeof w->tensors->name, &name)) ||
         (rc = get_int(c, t, pre, "elements", 1, 1, MAX_ELEMENTS, &n)))
         return rc;
@@ -189,9 +190,10 @@ static int parse_layers(const ctx_t *c, json_t *layers, mring_workload_t *w)
         char pre[32];
         const char *name;
         double macs;
-        snprintf(pre, sizeof pre, "layers[%zu].", l);
+        snprintf(pre, sizeof pre, "layers[%zu]", l);
         if (!json_is_object(o))
             return bad(c, "", pre, o, "an object {\"name\": ..., \"macs\": ..., \"tensors\": [...]}");
+        strcat(pre, ".");
         if ((rc = check_keys(c, o, pre, keys)) ||
             (rc = get_str(c, o, pre, "name", 1, 1, sizeof w->layers->name, &name)) ||
             (rc = get_num(c, o, pre, "macs", 0, HUGE_VAL, "a number > 0 (forward multiply-accumulates per image)",
@@ -248,7 +250,7 @@ static int parse_compute(const ctx_t *c, json_t *o, json_t *arch, mring_workload
     if ((size_t)snprintf(w->source, sizeof w->source, "%s%s%s", src, bsrc ? "; backward share: " : "",
                          bsrc ? bsrc : "") >= sizeof w->source)
         return bad(c, pre, "backward_share_source", json_object_get(o, "backward_share_source"),
-                   "a shorter text (compute.source and it together must fit 490 characters)");
+                   "a shorter text (compute.source + \"; backward share: \" + it must fit 511 characters)");
     w->ref_macs_per_image = w->macs_per_image;
     return classes ? ref_macs(c, arch, (int)classes, w) : 0;
 }
@@ -289,7 +291,8 @@ static int parse_model(const ctx_t *c, json_t *doc, json_t *arch, mring_workload
         return rc;
     if (published && published != w->parameters) {
         snprintf(c->err, c->errlen,
-                 "%s: published_parameters is %lld but the %s give %lld parameters; expected them equal", c->file, (long long)published, arch ? "architecture's layers" : "layers", (long long)w->parameters);
+                 "%s: published_parameters is %lld but the %s give %lld parameters; expected them equal", c->file,
+                 (long long)published, arch ? "architecture's layers" : "layers", (long long)w->parameters);
         return 2;
     }
     return 0;

@@ -23,9 +23,12 @@ typedef struct coll {
     mring_rank_sched_t *scheds; /* c->topo.nranks */
 } coll_t;
 
+typedef struct req req_t;
+
 typedef struct stream_ctx {
     run_t *run;
     const coll_t *coll;
+    req_t *sendq;  /* its sends not yet finished, in issue order (see t_comm) */
     int id, rank, stream; /* id: the collective's index in the run */
     mring_rank_sched_t view; /* the rank's schedule restricted to this stream */
     mring_interp_t it;
@@ -41,13 +44,14 @@ struct run {
     int oom;
 };
 
-typedef struct req {
+struct req {
     sg_comm_t comm;
     void *data;
     const mring_op_t *op;
     double start;
-    int done;
-} req_t;
+    int done, is_send, started;
+    req_t *next; /* in the stream's send queue */
+};
 
 static void record(stream_ctx_t *s, const mring_op_t *op, double start, double end)
 {
@@ -85,19 +89,63 @@ static sg_mailbox_t mailbox(int id, int dst, int src, int stream)
     return sg_mailbox_by_name(name);
 }
 
+/* Put a send on the wire. */
+static void start_send(stream_ctx_t *s, req_t *r)
+{
+    double bytes = (double)r->op->count * (double)s->coll->c->elsize;
+    r->started = 1;
+    r->comm = sg_mailbox_put_async(mailbox(s->id, r->op->peer, s->rank, s->stream), s, (long)bytes);
+}
+
+/*
+ * Sends of a stream to the same peer go out one after the other, in issue order, as messages on one
+ * connection do (an MPI or NCCL channel, a TCP stream): a send starts when the stream's previous send
+ * to that peer has finished.  Without this, SimGrid would share the bandwidth among all posted pieces
+ * of a pipelined step and deliver them all at its end, which is no pipeline at all.
+ */
+#ifndef SEND_WINDOW
+#define SEND_WINDOW 2
+#endif
 static int t_comm(void *ctx, const mring_op_t *op, void **out, int is_send)
 {
     stream_ctx_t *s = ctx;
-    req_t *r = calloc(1, sizeof *r);
-    double bytes = (double)op->count * (double)s->coll->c->elsize;
+    req_t *r = calloc(1, sizeof *r), **tail = &s->sendq;
+    int busy = 0;
     if (!r)
         return -1;
     r->op = op;
     r->start = simgrid_get_clock();
-    r->comm = is_send ? sg_mailbox_put_async(mailbox(s->id, op->peer, s->rank, s->stream), s, (long)bytes)
-                      : sg_mailbox_get_async(mailbox(s->id, s->rank, op->peer, s->stream), &r->data);
+    r->is_send = is_send;
     *out = r;
+    if (!is_send) {
+        r->started = 1;
+        r->comm = sg_mailbox_get_async(mailbox(s->id, s->rank, op->peer, s->stream), &r->data);
+        return 0;
+    }
+    for (; *tail; tail = &(*tail)->next)
+        busy += (*tail)->op->peer == op->peer && (*tail)->started;
+    *tail = r;
+    if (busy < SEND_WINDOW)
+        start_send(s, r);
     return 0;
+}
+
+/* r has finished: a send leaves the queue and the next waiting send to its peer starts. */
+static void complete(stream_ctx_t *s, req_t *r)
+{
+    r->done = 1;
+    if (!r->is_send)
+        return;
+    for (req_t **q = &s->sendq; *q; q = &(*q)->next)
+        if (*q == r) {
+            *q = r->next;
+            break;
+        }
+    for (req_t *q = s->sendq; q; q = q->next)
+        if (q->op->peer == r->op->peer && !q->started) {
+            start_send(s, q);
+            break;
+        }
 }
 
 static int t_isend(void *ctx, int stream, const mring_op_t *op, void **req)
@@ -137,8 +185,8 @@ static int t_copy(void *ctx, int stream, const mring_op_t *op, void **req)
 static int t_test(void *ctx, void *vreq, int *done)
 {
     req_t *r = vreq;
-    if (!r->done && sg_comm_test(r->comm)) /* releases the comm when it has finished */
-        r->done = 1;
+    if (!r->done && r->started && sg_comm_test(r->comm)) /* releases the comm when it has finished */
+        complete(ctx, r);
     *done = r->done;
     if (r->done) {
         record(ctx, r->op, r->start, simgrid_get_clock());
@@ -151,21 +199,20 @@ static int t_wait_any(void *ctx, void **reqs, int n)
 {
     sg_comm_t *comms = malloc((size_t)n * sizeof *comms);
     int *which = malloc((size_t)n * sizeof *which), k = 0;
-    (void)ctx;
     if (!comms || !which) {
         free(comms);
         free(which);
         return -1;
     }
     for (int i = 0; i < n; i++)
-        if (!((req_t *)reqs[i])->done) {
+        if (!((req_t *)reqs[i])->done && ((req_t *)reqs[i])->started) {
             comms[k] = ((req_t *)reqs[i])->comm;
             which[k++] = i;
         }
     if (k > 0) {
         ssize_t pos = sg_comm_wait_any(comms, (size_t)k); /* releases the finished comm */
         if (pos >= 0)
-            ((req_t *)reqs[which[pos]])->done = 1;
+            complete(ctx, reqs[which[pos]]);
     }
     free(comms);
     free(which);

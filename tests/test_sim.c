@@ -237,6 +237,32 @@ static void test_minsky_multiring_beats_ring(void **state)
         fail_msg("multiring 4x16x4 is not faster than the flat ring in %d of 6 cases", bad);
 }
 
+/* ---- 3. pipelining: sends to one peer leave in order, so a segmented chain is a pipeline ---- */
+
+/* hier on 8 ranks is a chain: reduce along it, then broadcast.  Unsegmented, each of the 14 hops
+ * carries the whole 64 MiB in turn (simulation == model); with 1 MiB pieces the hops overlap, and the
+ * simulation must follow the model's pipelined walk (within 15%), i.e. be about 6x faster. */
+static void test_pipelined_chain(void **state)
+{
+    const char *plat = sim_tmp_path("cluster8.xml");
+    double t[2][2]; /* [segment 0, 1M][simulate, model] */
+    (void)state;
+    for (int seg = 0; seg < 2; seg++)
+        for (int k = 0; k < 2; k++) {
+            const char *args[] = {k ? "model" : "simulate", "--platform", plat, "--topo", "8", "--algo", "hier",
+                                  "--segment", seg ? "1M" : "0", "-b", "64M", "-e", "64M", "--format", "csv", NULL};
+            struct sweep sw;
+            sweep_run(args, &sw);
+            assert_int_equal(sw.n, 1);
+            t[seg][k] = sw.rows[0].time_us;
+        }
+    if (fabs(t[0][0] - t[0][1]) > 1e-6 * t[0][1])
+        fail_msg("unsegmented chain: simulate %g us, model %g us", t[0][0], t[0][1]);
+    if (!(t[1][0] < t[0][0] / 4 && fabs(t[1][0] - t[1][1]) <= 0.15 * t[1][1]))
+        fail_msg("chain with 1 MiB pieces: simulate %g us, model %g us, unsegmented %g us", t[1][0], t[1][1],
+                 t[0][0]);
+}
+
 /* ---- the cluster platform for 1, made once ---- */
 
 static int group_setup(void **state)
@@ -256,7 +282,7 @@ static int group_setup(void **state)
 int main(void)
 {
     enum { NACC = sizeof acc_cases / sizeof acc_cases[0] };
-    struct CMUnitTest tests[NACC + 2];
+    struct CMUnitTest tests[NACC + 3];
     if (access(cli_bin(), X_OK) != 0) {
         fprintf(stderr, "test_sim: %s is not executable; build it (scons -Q) or set MRING_BIN\n", cli_bin());
         return 1;
@@ -265,5 +291,6 @@ int main(void)
         tests[i] = (struct CMUnitTest){acc_cases[i].name, test_sim_equals_model, NULL, NULL, (void *)&acc_cases[i]};
     tests[NACC] = (struct CMUnitTest)cmocka_unit_test(test_minsky_nic_bound);
     tests[NACC + 1] = (struct CMUnitTest)cmocka_unit_test(test_minsky_multiring_beats_ring);
+    tests[NACC + 2] = (struct CMUnitTest)cmocka_unit_test(test_pipelined_chain);
     return cmocka_run_group_tests_name("sim", tests, group_setup, sim_tmp_teardown);
 }

@@ -287,6 +287,8 @@ static void bad_profiles(void **state)
     BAD(" \"layers\"", " \"architecture\": {\"family\": \"resnet-bottleneck\", \"blocks\": [3,4,6,3], \"classes\": 10},"
                        " \"layers\"",
         "both");
+    BAD("\"layers\": [", "\"layers\": [5, ", "layers[0] is 5");
+    BAD("{\"name\": \"b.w\", \"elements\": 50}", "\"b.w\"", "layers[1].tensors[0] is \"b.w\"");
     BAD("\"layers\": [", "\"layers\": [}", "bad.json:"); /* malformed JSON: file and line */
 #undef BAD
 #define BAD(from, to, ...) check_bad(arch_json, from, to, (const char *const[]){__VA_ARGS__, NULL})
