@@ -7,7 +7,9 @@
  * byte of reduced output (a GPU's memory bandwidth over the 3 bytes a reduction moves per byte).
  * Each stream of each rank is one actor on the rank's host: SEND = sg_mailbox_put_async, RECV =
  * sg_mailbox_get_async (mailbox per receiver, sender and stream; messages of a stream between two
- * ranks match in order, which the verifier checks against the tags), REDUCE/COPY = sg_actor_execute
+ * ranks match in order, which the verifier checks against the tags; a stream's sends to one peer
+ * leave in order, at most 2 on the wire at once, like messages on one connection, so pipelined
+ * pieces arrive one after another instead of all at the end), REDUCE/COPY = sg_actor_execute
  * of the bytes (COPY counts 2/3 of a reduction, as in cost.h).
  */
 #ifndef MRING_SIM_H

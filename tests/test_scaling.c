@@ -204,6 +204,29 @@ static void plot_png(void **state)
     assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
 }
 
+/* validation/paper: the three published cases, each with a predicted efficiency in (0, 100]%. */
+static void paper(void **state)
+{
+    static char out[65536];
+    char cmd[PATH_MAX + 64];
+    int found = 0;
+    (void)state;
+    snprintf(cmd, sizeof cmd, "%s 2>&1", sim_repo_path("validation/paper"));
+    int status = cli_shell(cmd, out, sizeof out);
+    if (status != 0)
+        fail_msg("%s exited with %d:\n%s", cmd, status, out);
+    for (char *save = NULL, *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        double pub, pred;
+        if (sscanf(l, " published %lf%%", &pub) == 1) {
+            char *next = strtok_r(NULL, "\n", &save);
+            if (!next || sscanf(next, " predicted %lf%%", &pred) != 1 || !(pred > 0 && pred <= 100) || !(pub > 80))
+                fail_msg("a published figure without a predicted one: '%s' / '%s'", l, next ? next : "");
+            found++;
+        }
+    }
+    assert_int_equal(found, 3);
+}
+
 static int setup(void **state)
 {
     const char *args[] = {"platform", "cluster", "--nodes", "4", "--gpus-per-node", "1", "--nvlink-bw", "1GBps",
@@ -227,7 +250,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buckets_overlap), cmocka_unit_test(fused),     cmocka_unit_test(shared_network),
         cmocka_unit_test(one_big_bucket),  cmocka_unit_test(bad_input), cmocka_unit_test(minsky_resnet50),
-        cmocka_unit_test(plot_png),
+        cmocka_unit_test(plot_png),        cmocka_unit_test(paper),
     };
     return cmocka_run_group_tests(tests, setup, sim_tmp_teardown);
 }
