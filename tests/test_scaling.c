@@ -204,6 +204,42 @@ static void plot_png(void **state)
     assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
 }
 
+/* --tuning: the file's entries serve the GPU count it was tuned for (4), the command line's
+ * configuration the others; the tuned iteration is no slower than multiring's. */
+static void tuning(void **state)
+{
+    const char *tune[] = {"tune", "--platform", sim_tmp_path("c4.xml"), "-b", "1M", "-e", "8M", "--out",
+                          sim_tmp_path("tuning.json"), NULL};
+    const char *args[] = {"scaling", "--platform", sim_tmp_path("c4.xml"), "--workload", sim_tmp_path("w.json"),
+                          "--format", "csv", "--bucket", "4M", "--gpus", "2,4", NULL, NULL, NULL};
+    struct cli_result r = {0};
+    int gpus[2], tuned[2], n = 0;
+    double iter[2][2];
+    (void)state;
+    cli_run_ok(tune, &r);
+    cli_free(&r);
+    for (int k = 0; k < 2; k++) {
+        args[11] = k ? "--tuning" : NULL;
+        args[12] = k ? sim_tmp_path("tuning.json") : NULL;
+        cli_run_ok(args, &r);
+        n = 0;
+        char *save = NULL;
+        for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+            if (n < 2 && sscanf(l, "two-layers,%d,%*[^,],%*[^,],%*[^,],%*d,%*d,%d,%*f,%*f,%*f,%*f,%lf", &gpus[n],
+                                &tuned[n], &iter[k][n]) == 3)
+                n++;
+        cli_free(&r);
+        assert_int_equal(n, 2);
+        assert_int_equal(gpus[0], 2);
+        assert_int_equal(gpus[1], 4);
+        assert_int_equal(tuned[0], 0);         /* the file is for 4 ranks */
+        assert_int_equal(tuned[1], k ? 2 : 0); /* both 4 MiB buckets */
+    }
+    near(iter[1][0], iter[0][0], "2 GPUs, untouched by the tuning file");
+    if (!(iter[1][1] <= iter[0][1] * (1 + 1e-9)))
+        fail_msg("4 GPUs: tuned iteration %g ms, multiring %g ms", iter[1][1], iter[0][1]);
+}
+
 /* validation/paper: the three published cases, each with a predicted efficiency in (0, 100]%. */
 static void paper(void **state)
 {
@@ -250,7 +286,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buckets_overlap), cmocka_unit_test(fused),     cmocka_unit_test(shared_network),
         cmocka_unit_test(one_big_bucket),  cmocka_unit_test(bad_input), cmocka_unit_test(minsky_resnet50),
-        cmocka_unit_test(plot_png),        cmocka_unit_test(paper),
+        cmocka_unit_test(plot_png),        cmocka_unit_test(tuning),    cmocka_unit_test(paper),
     };
     return cmocka_run_group_tests(tests, setup, sim_tmp_teardown);
 }
