@@ -74,4 +74,16 @@ static inline const char *sim_tmp_path(const char *name)
     return p;
 }
 
+/* For group setups (no cmocka assertions there): run args; 0 when it exited 0, else -1 after printing
+ * the command and its stderr. */
+static inline int sim_setup_run(const char *const *args)
+{
+    struct cli_result r = {0};
+    int ok = cli_run(args, &r) == 0 && r.exited && r.status == 0;
+    if (!ok)
+        print_error("%s failed: %s\n", r.cmd, r.err ? r.err : "");
+    cli_free(&r);
+    return ok ? 0 : -1;
+}
+
 #endif

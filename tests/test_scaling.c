@@ -267,18 +267,13 @@ static int setup(void **state)
 {
     const char *args[] = {"platform", "cluster", "--nodes", "4", "--gpus-per-node", "1", "--nvlink-bw", "1GBps",
                           "--nvlink-lat", "10us", "--gpu-speed", "4GBps", "-o", NULL, NULL};
-    struct cli_result r = {0};
     if (sim_tmp_setup(state))
         return -1;
     args[13] = sim_tmp_path("c4.xml");
     FILE *f = fopen(sim_tmp_path("w.json"), "w");
     if (!f || fputs(workload_json, f) < 0 || fclose(f))
         return -1;
-    int ok = cli_run(args, &r) == 0 && r.exited && r.status == 0;
-    if (!ok)
-        print_error("%s failed: %s\n", r.cmd, r.err ? r.err : "");
-    cli_free(&r);
-    return ok ? 0 : -1;
+    return sim_setup_run(args);
 }
 
 int main(void)

@@ -268,15 +268,10 @@ static void test_pipelined_chain(void **state)
 static int group_setup(void **state)
 {
     const char *args[] = {"platform", "cluster", "--nodes", "8", "--gpus-per-node", "1", "-o", NULL, NULL};
-    struct cli_result r = {0};
     if (sim_tmp_setup(state) != 0)
         return -1;
     args[7] = sim_tmp_path("cluster8.xml");
-    int ok = cli_run(args, &r) == 0 && r.exited && r.status == 0;
-    if (!ok)
-        print_error("%s failed: %s\n", r.cmd, r.err ? r.err : "");
-    cli_free(&r);
-    return ok ? 0 : -1;
+    return sim_setup_run(args);
 }
 
 int main(void)
