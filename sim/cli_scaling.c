@@ -210,8 +210,8 @@ static int print_json(const mring_scaling_opts_t *so, const scaling_cli_t *o, co
 typedef struct plot_data {
     const char *title[NSERIES];
     mring_step_t *steps[NSERIES]; /* NULL entries: no such series */
-    int n;
-    const char *workload;
+    int n, batch;
+    const char *workload, *platform;
 } plot_data_t;
 
 static int plot_data(FILE *f, void *arg)
@@ -231,8 +231,8 @@ static void plot_script(FILE *g, const char *data, void *arg)
 {
     const plot_data_t *p = arg;
     fprintf(g, "set logscale x 2\nset xlabel 'GPUs'\nset ylabel 'scaling efficiency against one node (%%)'\n"
-               "set key left bottom\nset grid\nset title 'mring scaling: %s (simulated)'\nplot ",
-            p->workload);
+               "set key left bottom\nset grid\nset title 'mring scaling: %s, batch %d per GPU, on %s (simulated)'\nplot ",
+            p->workload, p->batch, p->platform);
     for (int k = 0; k < NSERIES; k++)
         fprintf(g, "%s'%s' index %d using 1:2 with linespoints title '%s'", k ? ", " : "", data, k, p->title[k]);
     fprintf(g, "\n");
@@ -244,7 +244,9 @@ static void plot(const char *cmd, const mring_platform_t *pf, const mring_scalin
                  mring_step_t *main_steps)
 {
     static const mring_algo_t others[] = {MRING_ALGO_RING, MRING_ALGO_RABENSEIFNER, MRING_ALGO_HIER};
-    plot_data_t p = {{mring_algo_name(so->proto->algo)}, {main_steps}, o->ngpus, so->w->name};
+    const char *file = strrchr(o->platform, '/');
+    plot_data_t p = {{mring_algo_name(so->proto->algo)}, {main_steps}, o->ngpus, so->batch, so->w->name,
+                     file ? file + 1 : o->platform};
     char err[1024];
     for (int k = 1; k < NSERIES; k++) {
         mring_config_t c;
