@@ -10,13 +10,24 @@
  * its reduction throughput (memory bandwidth / 3 bytes moved per byte reduced), see sim/sim.h.
  * Several NICs per node are modelled as one NIC router whose link to the leaf carries their sum,
  * each reached through its own PCIe switch link (so one flow never exceeds one rail).
+ *
+ * The testbed kind (validation/testbed: one network namespace per node on one machine) is given
+ * route figures, not link figures: intra = between two ranks of a node (over the node's loopback
+ * path), inter = between ranks of two nodes (over the nodes' shaped veths).  Node k is a Full zone:
+ * rank hosts n<k>-rank<i>; a private link n<k>-lo<i> per rank (latency intra/2, bandwidth intra) to
+ * the loopback router n<k>-lo, so two ranks of a node are joined by exactly the intra figures; the
+ * node's veth n<k>-veth (latency inter/2 per side, bandwidth inter) from its router n<k>-nic to the
+ * switch, reached from each rank by n<k>-up<i> (latency 0, bandwidth 10 x inter: never the
+ * bottleneck), so ranks of two nodes are joined by exactly the inter figures.  One rack.
  */
 #ifndef MRING_PLATGEN_H
 #define MRING_PLATGEN_H
 
 #include <stddef.h>
 
-typedef enum { MRING_NODE_MINSKY, MRING_NODE_DGX1, MRING_NODE_CLUSTER } mring_node_kind_t;
+typedef enum { MRING_NODE_MINSKY, MRING_NODE_DGX1, MRING_NODE_CLUSTER, MRING_NODE_TESTBED } mring_node_kind_t;
+
+#define MRING_PLATGEN_MAX_COMMENTS 64
 
 typedef struct mring_platgen {
     const char *name;   /* root zone id, e.g. minsky-64 */
@@ -29,14 +40,22 @@ typedef struct mring_platgen {
     double gpu_speed, cpu_speed;  /* reduction throughput, bytes of result per second */
     double oversubscription;      /* rack uplink = nodes-per-rack * nics * nic_bw / oversubscription */
     const char *source;           /* where the figures come from (an XML comment) */
+    /* testbed: route figures, rank to rank inside a node (s, B/s) and between nodes (inter_bw 0: one
+     * node, none given; its unused veth then takes the intra figures) */
+    double intra_lat, intra_bw, inter_lat, inter_bw;
+    /* extra XML comments after the standard ones (`mring platform --comment`), e.g. the fits' sources */
+    const char *comments[MRING_PLATGEN_MAX_COMMENTS];
+    int ncomments;
 } mring_platgen_t;
 
 /* Defaults of a kind: "minsky" (64 nodes, 4 racks), "dgx1" (DGX-1 P100, 32 nodes), "bigbasin"
- * (Facebook Big Basin, 32 servers), "cluster" (a generic crossbar node).  Returns 0 or -1. */
+ * (Facebook Big Basin, 32 servers), "cluster" (a generic crossbar node), "testbed" (2 nodes of 2 ranks;
+ * its intra figures and rank speed have no default: they are measured).  Returns 0 or -1. */
 int mring_platgen_defaults(const char *kind, mring_platgen_t *g);
 
 /* Check the parameters (counts >= 1, nodes divisible by racks, figures > 0, DGX-1 nodes have 8 GPUs,
- * Minsky nodes 4).  Returns 0, or -1 with a one-line reason in err. */
+ * Minsky nodes 4; a testbed has one rack, its intra figures and speed, and inter figures when it has
+ * more than one node; comments hold no "--").  Returns 0, or -1 with a one-line reason in err. */
 int mring_platgen_check(const mring_platgen_t *g, char *err, size_t errlen);
 
 /* Write the platform to path (through a temporary file renamed at the end: whole or nothing).

@@ -42,8 +42,13 @@ static void nic(xw_t *w, const mring_platgen_t *g, int k)
     char id[64];
     NAME(id, "n%d-nic", k);
     xw_router(w, id);
-    NAME(id, "n%d-ib", k);
+    mring_platgen_nic_link(g, k, id, sizeof id);
     xw_link(w, id, g->nics * g->nic_bw, g->nic_lat);
+}
+
+void mring_platgen_nic_link(const mring_platgen_t *g, int k, char *buf, size_t len)
+{
+    snprintf(buf, len, g->node == MRING_NODE_TESTBED ? "n%d-veth" : "n%d-ib", k);
 }
 
 /* Minsky: per socket s a CPU-GPU-GPU NVLink triangle; X-bus between the sockets; NIC s behind socket s. */
@@ -133,15 +138,49 @@ static void cluster(xw_t *w, const mring_platgen_t *g, int k)
     edge(w, k, "xbar", "nic", "pcie", g->nics * g->pcie_bw, g->pcie_lat);
 }
 
+/* Testbed (see platgen.h), a Full zone: rank i reaches rank j over lo<i> and lo<j> (the loopback
+ * path), the loopback router over lo<i>, and the veth router over up<i>. */
+static void testbed(xw_t *w, const mring_platgen_t *g, int k)
+{
+    char a[48], b[48], lo[48], lb[48], nicr[48], lor[48];
+    NAME(lor, "n%d-lo", k);
+    NAME(nicr, "n%d-nic", k);
+    for (int i = 0; i < g->gpus_per_node; i++) {
+        NAME(a, "n%d-rank%d", k, i);
+        xw_host(w, a, g->gpu_speed, k * g->gpus_per_node + i);
+    }
+    xw_router(w, lor);
+    nic(w, g, k);
+    for (int i = 0; i < g->gpus_per_node; i++) {
+        NAME(lo, "n%d-lo%d", k, i);
+        xw_link(w, lo, g->intra_bw, g->intra_lat / 2);
+        NAME(lo, "n%d-up%d", k, i);
+        xw_link(w, lo, 10 * g->nic_bw, 0);
+    }
+    for (int i = 0; i < g->gpus_per_node; i++) {
+        NAME(a, "n%d-rank%d", k, i);
+        NAME(lo, "n%d-lo%d", k, i);
+        xw_route(w, a, lor, lo);
+        NAME(lb, "n%d-up%d", k, i);
+        xw_route(w, a, nicr, lb);
+        for (int j = i + 1; j < g->gpus_per_node; j++) {
+            NAME(b, "n%d-rank%d", k, j);
+            NAME(lb, "n%d-lo%d", k, j);
+            xw_route2(w, a, b, lo, lb);
+        }
+    }
+}
+
 void mring_platgen_node(xw_t *w, const mring_platgen_t *g, int k)
 {
     char id[32];
     NAME(id, "n%d", k);
-    xw_start_zone(w, id, "Floyd");
+    xw_start_zone(w, id, g->node == MRING_NODE_TESTBED ? "Full" : "Floyd");
     nedges = 0;
     switch (g->node) {
     case MRING_NODE_MINSKY: minsky(w, g, k); break;
     case MRING_NODE_DGX1: dgx1(w, g, k); break;
+    case MRING_NODE_TESTBED: testbed(w, g, k); break;
     default: cluster(w, g, k); break;
     }
     for (int i = 0; i < nedges; i++)

@@ -79,8 +79,8 @@ void xw_link(xw_t *w, const char *id, double bw, double lat)
 {
     X(w, xmlTextWriterStartElement(w->w, u("link")));
     X(w, xmlTextWriterWriteAttribute(w->w, u("id"), u(id)));
-    X(w, xmlTextWriterWriteFormatAttribute(w->w, u("bandwidth"), "%.6gGBps", bw / 1e9));
-    X(w, xmlTextWriterWriteFormatAttribute(w->w, u("latency"), "%.6gus", lat * 1e6));
+    X(w, xmlTextWriterWriteFormatAttribute(w->w, u("bandwidth"), "%.9gGBps", bw / 1e9));
+    X(w, xmlTextWriterWriteFormatAttribute(w->w, u("latency"), "%.9gus", lat * 1e6));
     X(w, xmlTextWriterWriteAttribute(w->w, u("sharing_policy"), u("SPLITDUPLEX")));
     X(w, xmlTextWriterEndElement(w->w));
 }
@@ -93,12 +93,16 @@ static void link_ctn(xw_t *w, const char *id, const char *direction)
     X(w, xmlTextWriterEndElement(w->w));
 }
 
-void xw_route(xw_t *w, const char *src, const char *dst, const char *link)
+void xw_route(xw_t *w, const char *src, const char *dst, const char *link) { xw_route2(w, src, dst, link, NULL); }
+
+void xw_route2(xw_t *w, const char *src, const char *dst, const char *up_link, const char *down_link)
 {
     X(w, xmlTextWriterStartElement(w->w, u("route")));
     X(w, xmlTextWriterWriteAttribute(w->w, u("src"), u(src)));
     X(w, xmlTextWriterWriteAttribute(w->w, u("dst"), u(dst)));
-    link_ctn(w, link, "UP");
+    link_ctn(w, up_link, "UP");
+    if (down_link)
+        link_ctn(w, down_link, "DOWN");
     X(w, xmlTextWriterEndElement(w->w));
 }
 

@@ -19,6 +19,8 @@ void xw_router(xw_t *w, const char *id);
 void xw_link(xw_t *w, const char *id, double bw, double lat);
 /* A route over one link, src to dst in its UP direction (the reverse takes DOWN). */
 void xw_route(xw_t *w, const char *src, const char *dst, const char *link);
+/* A route over two links: up_link UP then down_link DOWN (the reverse: down_link UP, up_link DOWN). */
+void xw_route2(xw_t *w, const char *src, const char *dst, const char *up_link, const char *down_link);
 /* A zoneRoute between zones: up_link UP then (if not NULL) down_link DOWN. */
 void xw_zone_route(xw_t *w, const char *src, const char *dst, const char *gw_src, const char *gw_dst,
                    const char *up_link, const char *down_link);
@@ -28,5 +30,7 @@ int xw_finish(xw_t *w);
 
 /* The node zone of node k (platgen_node.c). */
 void mring_platgen_node(xw_t *w, const mring_platgen_t *g, int k);
+/* The name of node k's link to the switch: n<k>-ib, or n<k>-veth on a testbed (platgen_node.c). */
+void mring_platgen_nic_link(const mring_platgen_t *g, int k, char *buf, size_t len);
 
 #endif

@@ -177,7 +177,7 @@ static void *in_ptr(bufs_t *b) { return b->din ? b->din : b->in.data; }
 static void *out_ptr(bufs_t *b) { return b->dout ? b->dout : b->out.data; }
 
 /* Copy host -> device (to_dev) or device -> host for in (which = 0) or out (1); no-op on the host. */
-static void sync(bufs_t *b, int which, int to_dev)
+static void sync_buffers(bufs_t *b, int which, int to_dev)
 {
 #ifdef MRING_HAVE_CUDA
     guarded_t *g = which ? &b->out : &b->in;
@@ -200,12 +200,12 @@ static int64_t checked(const run_t *r, bufs_t *bb, int64_t count, int inplace)
     if (!inplace)
         memset(out->data, 0xA5, bytes); /* poison: an element never written shows up */
     uint64_t before = inplace ? 0 : bench_hash(in->data, bytes), h;
-    sync(bb, 0, 1);
-    sync(bb, 1, 1);
+    sync_buffers(bb, 0, 1);
+    sync_buffers(bb, 1, 1);
     if (call(r, inplace ? MPI_IN_PLACE : in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
         wrong += count ? count : 1;
-    sync(bb, 0, 0);
-    sync(bb, 1, 0);
+    sync_buffers(bb, 0, 0);
+    sync_buffers(bb, 1, 0);
     wrong += bench_wrong(out->data, r->t, r->b->op, r->P, count);
     wrong += !guarded_intact(out) + (!inplace && (!guarded_intact(in) || bench_hash(in->data, bytes) != before));
     h = bench_hash(out->data, bytes);
@@ -266,8 +266,8 @@ static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_
         double t, tmin, tmax;
         bench_fill(bb.in.data, r->t, r->b->op, r->rank, r->P, count);
         memcpy(bb.out.data, bb.in.data, (size_t)size);
-        sync(&bb, 0, 1);
-        sync(&bb, 1, 1);
+        sync_buffers(&bb, 0, 1);
+        sync_buffers(&bb, 1, 1);
         timed(r, inplace ? MPI_IN_PLACE : in_ptr(&bb), out_ptr(&bb), count, &t, &tmin, &tmax);
         row->count = count;
         row->size = size;

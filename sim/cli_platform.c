@@ -1,4 +1,4 @@
-/* cli_platform.c - `mring platform`: write a SimGrid platform (minsky, dgx1, bigbasin, cluster). */
+/* cli_platform.c - `mring platform`: write a SimGrid platform (minsky, dgx1, bigbasin, cluster, testbed). */
 #include "cli.h"
 
 #include "platgen.h"
@@ -11,7 +11,7 @@
 
 static void help(void)
 {
-    printf("usage: mring platform minsky|dgx1|bigbasin|cluster [options] -o FILE\n\n"
+    printf("usage: mring platform minsky|dgx1|bigbasin|cluster|testbed [options] -o FILE\n\n"
            "Write a SimGrid platform (XML 4.1): node zones with GPUs (the rank hosts, property mring_rank),\n"
            "CPUs, NVLink, X-bus and PCIe; a leaf switch per rack; spine uplinks; the natural topology in\n"
            "the root zone's mring_topo (GPUs per node x nodes per rack x racks).  Every figure's source is\n"
@@ -19,7 +19,10 @@ static void help(void)
            "  minsky    64 IBM S822LC (4 P100, NVLink 1.0 triangles per socket, X-bus, 1 EDR) in 4 racks\n"
            "  dgx1      32 NVIDIA DGX-1 P100 (hybrid cube-mesh NVLink, 4 EDR) in 2 racks\n"
            "  bigbasin  32 Facebook Big Basin (8 P100, cube-mesh NVLink, one 50 GbE NIC) in 2 racks\n"
-           "  cluster   8 generic nodes of 1 GPU on a crossbar (contention-free test platforms)\n\n"
+           "  cluster   8 generic nodes of 1 GPU on a crossbar (contention-free test platforms)\n"
+           "  testbed   the emulated cluster of validation/testbed, 2 nodes of 2 ranks, from measured route\n"
+           "            figures (validation/calibrate writes it): --intra, --inter (more than one node) and\n"
+           "            --reduce are required; rank hosts n<k>-rank<i>, loopback links n<k>-lo<i>, veths n<k>-veth\n\n"
            "  -o, --output FILE      where to write (required); written whole or not at all\n"
            "  --name ID              root zone id (default minsky-64, dgx1-p100-32, bigbasin-32, cluster)\n"
            "  --nodes N, --racks R   nodes and racks (R divides N)\n"
@@ -30,11 +33,16 @@ static void help(void)
            "  --xbus-bw B            CPU-CPU link (X-bus, QPI)\n"
            "  --pcie-bw B            PCIe link (GPU or NIC to CPU or switch)\n"
            "  --gpu-speed B          reduction throughput, bytes of result per second (e.g. 244GBps)\n"
-           "  --oversubscription X   rack uplink = nodes per rack x NICs x NIC bandwidth / X (default 1)\n");
+           "  --oversubscription X   rack uplink = nodes per rack x NICs x NIC bandwidth / X (default 1)\n"
+           "  --intra LAT:BW         testbed: route between two ranks of a node, e.g. 12us:2.5GBps (exactly)\n"
+           "  --inter LAT:BW         testbed: route between ranks of two nodes, e.g. 60us:125MBps (exactly)\n"
+           "  --reduce B             a rank's reduction throughput (= --gpu-speed), e.g. 3GBps\n"
+           "  --comment TEXT         an XML comment after the standard ones (repeatable; no \"--\" inside),\n"
+           "                         e.g. where a figure comes from\n");
 }
 
 enum { OPT_NODES = OPT_FIRST_FREE, OPT_RACKS, OPT_GPN, OPT_NICS, OPT_NICBW, OPT_NICLAT, OPT_NVBW, OPT_NVLAT,
-       OPT_XBUS, OPT_PCIE, OPT_SPEED, OPT_OVER, OPT_NAME };
+       OPT_XBUS, OPT_PCIE, OPT_SPEED, OPT_OVER, OPT_NAME, OPT_INTRA, OPT_INTER, OPT_COMMENT };
 
 static double bw(const char *cmd, const char *flag, const char *s)
 {
@@ -52,6 +60,20 @@ static double lat(const char *cmd, const char *flag, const char *s)
     return v;
 }
 
+/* --intra/--inter LAT:BW of a testbed: a route's latency and bandwidth. */
+static void route_figures(const char *cmd, const mring_platgen_t *g, const char *flag, const char *s, double *l,
+                          double *b)
+{
+    char t[64];
+    const char *colon = strchr(s, ':');
+    size_t len = colon ? (size_t)(colon - s) : 0;
+    if (g->node != MRING_NODE_TESTBED)
+        cli_usage_error(cmd, "%s is for the testbed kind (route figures); the other kinds take link figures", flag);
+    if (!colon || len >= sizeof t || (memcpy(t, s, len), t[len] = '\0', mring_parse_time(t, l)) ||
+        mring_parse_bandwidth(colon + 1, b))
+        cli_usage_error(cmd, "%s '%s' is not valid; expected LAT:BW, e.g. 12us:2.5GBps", flag, s);
+}
+
 int cmd_platform(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -62,6 +84,8 @@ int cmd_platform(int argc, char **argv)
         {"nvlink-lat", required_argument, 0, OPT_NVLAT}, {"xbus-bw", required_argument, 0, OPT_XBUS},
         {"pcie-bw", required_argument, 0, OPT_PCIE}, {"gpu-speed", required_argument, 0, OPT_SPEED},
         {"oversubscription", required_argument, 0, OPT_OVER}, {"name", required_argument, 0, OPT_NAME},
+        {"intra", required_argument, 0, OPT_INTRA}, {"inter", required_argument, 0, OPT_INTER},
+        {"reduce", required_argument, 0, OPT_SPEED}, {"comment", required_argument, 0, OPT_COMMENT},
         {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     const char *cmd = "platform", *out = NULL;
     mring_platgen_t g;
@@ -72,10 +96,10 @@ int cmd_platform(int argc, char **argv)
             help();
             return 0;
         }
-        cli_usage_error(cmd, "missing the kind; expected minsky, dgx1, bigbasin or cluster");
+        cli_usage_error(cmd, "missing the kind; expected minsky, dgx1, bigbasin, cluster or testbed");
     }
     if (mring_platgen_defaults(argv[1], &g))
-        cli_usage_error(cmd, "kind '%s' is unknown; expected minsky, dgx1, bigbasin or cluster", argv[1]);
+        cli_usage_error(cmd, "kind '%s' is unknown; expected minsky, dgx1, bigbasin, cluster or testbed", argv[1]);
     optind = 2;
     while ((opt = cli_getopt(cmd, argc, argv, "o:h", opts)) != -1) {
         switch (opt) {
@@ -90,9 +114,16 @@ int cmd_platform(int argc, char **argv)
         case OPT_NVLAT: g.nvlink_lat = lat(cmd, "--nvlink-lat", optarg); break;
         case OPT_XBUS: g.xbus_bw = bw(cmd, "--xbus-bw", optarg); break;
         case OPT_PCIE: g.pcie_bw = bw(cmd, "--pcie-bw", optarg); break;
-        case OPT_SPEED: g.gpu_speed = bw(cmd, "--gpu-speed", optarg); break;
+        case OPT_SPEED: g.gpu_speed = bw(cmd, "--gpu-speed/--reduce", optarg); break;
         case OPT_OVER: g.oversubscription = cli_double(cmd, "--oversubscription", optarg, 1e-9); break;
         case OPT_NAME: g.name = optarg; break;
+        case OPT_INTRA: route_figures(cmd, &g, "--intra", optarg, &g.intra_lat, &g.intra_bw); break;
+        case OPT_INTER: route_figures(cmd, &g, "--inter", optarg, &g.inter_lat, &g.inter_bw); break;
+        case OPT_COMMENT:
+            if (g.ncomments == MRING_PLATGEN_MAX_COMMENTS)
+                cli_usage_error(cmd, "--comment: more than %d", MRING_PLATGEN_MAX_COMMENTS);
+            g.comments[g.ncomments++] = optarg;
+            break;
         case 'h': help(); return 0;
         }
     }
