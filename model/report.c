@@ -62,7 +62,7 @@ mring_report_t *mring_report_open(FILE *f, mring_format_t fmt, int real, const c
     return r;
 }
 
-static void csv_field(FILE *f, const char *s)
+void mring_csv_field(FILE *f, const char *s)
 {
     if (strpbrk(s, ",\"\n")) {
         fputc('"', f);
@@ -95,7 +95,7 @@ int mring_report_row(mring_report_t *r, const mring_row_t *w)
         break;
     case MRING_FMT_CSV:
         fprintf(r->f, "%s,%s,%s,", w->source, w->algo, w->topo);
-        csv_field(r->f, w->rings);
+        mring_csv_field(r->f, w->rings);
         fprintf(r->f, ",%d,%lld,%lld,%s,%s,%.6g,%.6g,%.6g", w->ranks, (long long)w->size, (long long)w->count, w->type,
                 w->redop, w->time_us, alg, bus);
         if (r->real)

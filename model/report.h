@@ -18,6 +18,10 @@
 
 typedef enum { MRING_FMT_TABLE, MRING_FMT_CSV, MRING_FMT_JSON } mring_format_t;
 
+/* Write s as one CSV field: as it is, or in double quotes (quotes doubled) when it holds a comma,
+ * quote or newline (RFC 4180). */
+void mring_csv_field(FILE *f, const char *s);
+
 /* Parse "table", "csv" or "json". Returns 0 or -1. */
 int mring_format_parse(const char *s, mring_format_t *f);
 

@@ -74,6 +74,33 @@ static void route_figures(const char *cmd, const mring_platgen_t *g, const char 
         cli_usage_error(cmd, "%s '%s' is not valid; expected LAT:BW, e.g. 12us:2.5GBps", flag, s);
 }
 
+/* The options that set a figure or a count of g. */
+static void figure_opt(const char *cmd, mring_platgen_t *g, int opt, const char *arg)
+{
+    switch (opt) {
+    case OPT_NODES: g->nodes = cli_int(cmd, "--nodes", arg, 1, 65536); break;
+    case OPT_RACKS: g->racks = cli_int(cmd, "--racks", arg, 1, 65536); break;
+    case OPT_GPN: g->gpus_per_node = cli_int(cmd, "--gpus-per-node", arg, 1, 65536); break;
+    case OPT_NICS: g->nics = cli_int(cmd, "--nics", arg, 1, 64); break;
+    case OPT_NICBW: g->nic_bw = bw(cmd, "--nic-bw", arg); break;
+    case OPT_NICLAT: g->nic_lat = lat(cmd, "--nic-lat", arg); break;
+    case OPT_NVBW: g->nvlink_bw = bw(cmd, "--nvlink-bw", arg); break;
+    case OPT_NVLAT: g->nvlink_lat = lat(cmd, "--nvlink-lat", arg); break;
+    case OPT_XBUS: g->xbus_bw = bw(cmd, "--xbus-bw", arg); break;
+    case OPT_PCIE: g->pcie_bw = bw(cmd, "--pcie-bw", arg); break;
+    case OPT_SPEED: g->gpu_speed = bw(cmd, "--gpu-speed/--reduce", arg); break;
+    case OPT_OVER: g->oversubscription = cli_double(cmd, "--oversubscription", arg, 1e-9); break;
+    case OPT_NAME: g->name = arg; break;
+    case OPT_INTRA: route_figures(cmd, g, "--intra", arg, &g->intra_lat, &g->intra_bw); break;
+    case OPT_INTER: route_figures(cmd, g, "--inter", arg, &g->inter_lat, &g->inter_bw); break;
+    case OPT_COMMENT:
+        if (g->ncomments == MRING_PLATGEN_MAX_COMMENTS)
+            cli_usage_error(cmd, "--comment: more than %d", MRING_PLATGEN_MAX_COMMENTS);
+        g->comments[g->ncomments++] = arg;
+        break;
+    }
+}
+
 int cmd_platform(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -102,30 +129,13 @@ int cmd_platform(int argc, char **argv)
         cli_usage_error(cmd, "kind '%s' is unknown; expected minsky, dgx1, bigbasin, cluster or testbed", argv[1]);
     optind = 2;
     while ((opt = cli_getopt(cmd, argc, argv, "o:h", opts)) != -1) {
-        switch (opt) {
-        case 'o': out = optarg; break;
-        case OPT_NODES: g.nodes = cli_int(cmd, "--nodes", optarg, 1, 65536); break;
-        case OPT_RACKS: g.racks = cli_int(cmd, "--racks", optarg, 1, 65536); break;
-        case OPT_GPN: g.gpus_per_node = cli_int(cmd, "--gpus-per-node", optarg, 1, 65536); break;
-        case OPT_NICS: g.nics = cli_int(cmd, "--nics", optarg, 1, 64); break;
-        case OPT_NICBW: g.nic_bw = bw(cmd, "--nic-bw", optarg); break;
-        case OPT_NICLAT: g.nic_lat = lat(cmd, "--nic-lat", optarg); break;
-        case OPT_NVBW: g.nvlink_bw = bw(cmd, "--nvlink-bw", optarg); break;
-        case OPT_NVLAT: g.nvlink_lat = lat(cmd, "--nvlink-lat", optarg); break;
-        case OPT_XBUS: g.xbus_bw = bw(cmd, "--xbus-bw", optarg); break;
-        case OPT_PCIE: g.pcie_bw = bw(cmd, "--pcie-bw", optarg); break;
-        case OPT_SPEED: g.gpu_speed = bw(cmd, "--gpu-speed/--reduce", optarg); break;
-        case OPT_OVER: g.oversubscription = cli_double(cmd, "--oversubscription", optarg, 1e-9); break;
-        case OPT_NAME: g.name = optarg; break;
-        case OPT_INTRA: route_figures(cmd, &g, "--intra", optarg, &g.intra_lat, &g.intra_bw); break;
-        case OPT_INTER: route_figures(cmd, &g, "--inter", optarg, &g.inter_lat, &g.inter_bw); break;
-        case OPT_COMMENT:
-            if (g.ncomments == MRING_PLATGEN_MAX_COMMENTS)
-                cli_usage_error(cmd, "--comment: more than %d", MRING_PLATGEN_MAX_COMMENTS);
-            g.comments[g.ncomments++] = optarg;
-            break;
-        case 'h': help(); return 0;
-        }
+        if (opt == 'o')
+            out = optarg;
+        else if (opt == 'h') {
+            help();
+            return 0;
+        } else
+            figure_opt(cmd, &g, opt, optarg);
     }
     if (optind < argc)
         cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);

@@ -48,6 +48,44 @@ static double busy_time(const mring_sim_coll_t *cs, int n)
     return total + (hi > lo ? hi - lo : 0);
 }
 
+/* SimGrid actors that fit at once: each needs about two memory mappings (its stack and a guard page),
+ * and the kernel allows vm.max_map_count per process (65530 by default). */
+static long max_actors(void)
+{
+    long maps = 65530;
+    FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+    if (f) {
+        if (fscanf(f, "%ld", &maps) != 1)
+            maps = 65530;
+        fclose(f);
+    }
+    return maps / 2 - 2000;
+}
+
+/* Refuse a run that would need more SimGrid actors at once than fit; warn once about tiny segments. */
+static int check_size(const mring_scaling_opts_t *o, const mring_topo_t *t, const mring_config_t *cs,
+                      const mring_bucket_t *b, int n, char *err, size_t errlen)
+{
+    static int warned;
+    long alive = 0, flight = o->inflight > 0 && o->inflight < n ? o->inflight : n;
+    for (int i = 0; i < n; i++) {
+        alive = (long)mring_config_nstreams(&cs[i]) > alive ? mring_config_nstreams(&cs[i]) : alive;
+        if (cs[i].segment && !warned && b[i].elements * (int64_t)cs[i].elsize / t->nranks / cs[i].segment > 4096) {
+            fprintf(stderr, "mring scaling: --segment %lld cuts each block into thousands of pieces; the simulation "
+                    "slows down with the square of that (minutes)\n", (long long)cs[i].segment);
+            warned = 1;
+        }
+    }
+    alive = alive * flight * t->nranks + t->nranks; /* streams of the buckets in flight, plus the launchers */
+    if (alive > max_actors()) {
+        snprintf(err, errlen, "%d buckets in flight on %d GPUs need %ld SimGrid actors at once, more than fit "
+                 "(%ld, from vm.max_map_count); raise --bucket or set --inflight lower", (int)flight, t->nranks,
+                 alive, max_actors());
+        return 2;
+    }
+    return 0;
+}
+
 /* Simulate the buckets' allreduces on grid t; fills the communication figures of s. */
 static int simulate_buckets(const mring_platform_t *pf, const mring_scaling_opts_t *o, const mring_topo_t *t,
                             mring_step_t *s, char *err, size_t errlen)
@@ -70,7 +108,7 @@ static int simulate_buckets(const mring_platform_t *pf, const mring_scaling_opts
         s->tuned += tuned;
         run[i] = (mring_sim_coll_t){&cs[i], o->overlap ? b[i].ready_frac * s->backward_s : s->backward_s, 0};
     }
-    if ((rc = mring_simulate_concurrent(pf, run, n, 1, err, errlen)))
+    if ((rc = check_size(o, t, cs, b, n, err, errlen)) || (rc = mring_simulate_concurrent(pf, run, n, o->inflight, 1, err, errlen)))
         goto out;
     double last = 0;
     for (int i = 0; i < n; i++)

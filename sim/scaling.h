@@ -37,6 +37,7 @@ typedef struct mring_scaling_opts {
     int batch;                 /* images per GPU */
     int64_t bucket_bytes;      /* bucket cap; 0 = one fused allreduce */
     int overlap;               /* allreduce during backward */
+    int inflight;              /* allreduces in flight per GPU: 1 = in order on one stream (NCCL), 0 = no limit */
     const mring_config_t *proto; /* algo, rings, dim_algo, segment, elsize; topo = the full platform's grid */
     const mring_tuning_t *tuning; /* or NULL: per bucket size, where its rank count matches */
 } mring_scaling_opts_t;

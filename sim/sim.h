@@ -86,13 +86,15 @@ typedef struct mring_sim_coll {
 } mring_sim_coll_t;
 
 /*
- * Simulate n allreduces in one SimGrid run: each starts at its start time and they share the
- * platform's links and hosts with every other one in flight (each has its own mailboxes, so their
- * messages never match each other's).  Fills colls[i].end.  Returns 0; 1 with err naming pending
- * ops; -1 when memory runs out.
+ * Simulate n allreduces in one SimGrid run: collective i starts at its start time on every rank, and
+ * (inflight > 0) on each rank only once that rank's part of collective i - inflight has ended: one
+ * stream per rank issuing collectives in order, as NCCL does (inflight 1) or Gloo with several in
+ * flight; inflight 0 = no limit.  Collectives in flight share the platform's links and hosts (each has
+ * its own mailboxes, so their messages never match each other's).  Fills colls[i].end.  Returns 0; 1
+ * with err naming pending ops; -1 when memory runs out.
  */
-int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inplace, char *err,
-                              size_t errlen);
+int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inflight, int inplace,
+                              char *err, size_t errlen);
 
 /* Write res's events as Chrome/Perfetto trace-event JSON (one process per rank, one thread per
  * stream); written to a temporary file and renamed, so the file appears whole or not at all.

@@ -1,274 +1,13 @@
-/* sim_run.c - the SimGrid transport of the interpreter; one simulated allreduce, or several in flight
- * at once (see sim.h). */
-#include "sim.h"
-
-#include "interp.h"
+/* sim_run.c - one simulated allreduce, or several in flight at once (see sim.h): schedules, actors,
+ * launchers, results. */
+#include "sim_stream.h"
 
 #include <simgrid/actor.h>
-#include <simgrid/comm.h>
 #include <simgrid/engine.h>
-#include <simgrid/host.h>
-#include <simgrid/mailbox.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct run run_t;
-
-/* One allreduce of a run: its configuration, start time and rank schedules. */
-typedef struct coll {
-    const mring_config_t *c;
-    double start;               /* seconds after the run's start */
-    mring_rank_sched_t *scheds; /* c->topo.nranks */
-} coll_t;
-
-typedef struct req req_t;
-
-typedef struct stream_ctx {
-    run_t *run;
-    const coll_t *coll;
-    req_t *sendq;  /* its sends not yet finished, in issue order (see t_comm) */
-    int id, rank, stream; /* id: the collective's index in the run */
-    mring_rank_sched_t view; /* the rank's schedule restricted to this stream */
-    mring_interp_t it;
-    int started, done, failed;
-    double end;
-} stream_ctx_t;
-
-struct run {
-    int inplace, trace;
-    double t0;
-    mring_sim_result_t *res;
-    int64_t capevents;
-    int oom;
-};
-
-struct req {
-    sg_comm_t comm;
-    void *data;
-    const mring_op_t *op;
-    double start;
-    int done, is_send, started;
-    req_t *next; /* in the stream's send queue */
-};
-
-static void record(stream_ctx_t *s, const mring_op_t *op, double start, double end)
-{
-    run_t *run = s->run;
-    mring_sim_result_t *res = run->res;
-    int ph = op->phase, d = op->dim < 0 ? 0 : op->dim;
-    if (!res) /* concurrent collectives: only their end times are kept */
-        return;
-    start -= run->t0;
-    end -= run->t0;
-    if (!res->phase_seen[ph][d] || start < res->phase_start[ph][d])
-        res->phase_start[ph][d] = start;
-    if (!res->phase_seen[ph][d] || end > res->phase_end[ph][d])
-        res->phase_end[ph][d] = end;
-    res->phase_seen[ph][d] = 1;
-    if (!run->trace || run->oom)
-        return;
-    if (res->nevents == run->capevents) {
-        int64_t cap = run->capevents ? 2 * run->capevents : 4096;
-        mring_sim_event_t *ev = realloc(res->events, (size_t)cap * sizeof *ev);
-        if (!ev) {
-            run->oom = 1;
-            return;
-        }
-        res->events = ev;
-        run->capevents = cap;
-    }
-    res->events[res->nevents++] = (mring_sim_event_t){s->rank, s->stream, op, start, end};
-}
-
-static sg_mailbox_t mailbox(int id, int dst, int src, int stream)
-{
-    char name[64];
-    snprintf(name, sizeof name, "%d<%d#%d/%d", dst, src, stream, id);
-    return sg_mailbox_by_name(name);
-}
-
-/* Put a send on the wire. */
-static void start_send(stream_ctx_t *s, req_t *r)
-{
-    double bytes = (double)r->op->count * (double)s->coll->c->elsize;
-    r->started = 1;
-    r->comm = sg_mailbox_put_async(mailbox(s->id, r->op->peer, s->rank, s->stream), s, (long)bytes);
-}
-
-/*
- * Sends of a stream to the same peer go out in issue order, as messages on one connection do (an MPI
- * or NCCL channel, a TCP stream): at most SEND_WINDOW of them on the wire, the next starting when one
- * finishes.  Without this, SimGrid would share the bandwidth among all posted pieces of a pipelined
- * step and deliver them all at its end, which is no pipeline at all; with a window of 1 every piece
- * would pay the whole route latency in turn.  2 overlaps one piece's latency with the previous
- * piece's transfer (measured on a crossbar: a 64 MiB chain in 1 MiB pieces within 10% of the model's
- * pipelined walk, test_sim.c).
- */
-#define SEND_WINDOW 2
-static int t_comm(void *ctx, const mring_op_t *op, void **out, int is_send)
-{
-    stream_ctx_t *s = ctx;
-    req_t *r = calloc(1, sizeof *r), **tail = &s->sendq;
-    int busy = 0;
-    if (!r)
-        return -1;
-    r->op = op;
-    r->start = simgrid_get_clock();
-    r->is_send = is_send;
-    *out = r;
-    if (!is_send) {
-        r->started = 1;
-        r->comm = sg_mailbox_get_async(mailbox(s->id, s->rank, op->peer, s->stream), &r->data);
-        return 0;
-    }
-    for (; *tail; tail = &(*tail)->next)
-        busy += (*tail)->op->peer == op->peer && (*tail)->started;
-    *tail = r;
-    if (busy < SEND_WINDOW)
-        start_send(s, r);
-    return 0;
-}
-
-/* r has finished: a send leaves the queue and the next waiting send to its peer starts. */
-static void complete(stream_ctx_t *s, req_t *r)
-{
-    r->done = 1;
-    if (!r->is_send)
-        return;
-    for (req_t **q = &s->sendq; *q; q = &(*q)->next)
-        if (*q == r) {
-            *q = r->next;
-            break;
-        }
-    for (req_t *q = s->sendq; q; q = q->next)
-        if (q->op->peer == r->op->peer && !q->started) {
-            start_send(s, q);
-            break;
-        }
-}
-
-static int t_isend(void *ctx, int stream, const mring_op_t *op, void **req)
-{
-    (void)stream;
-    return t_comm(ctx, op, req, 1);
-}
-
-static int t_irecv(void *ctx, int stream, const mring_op_t *op, void **req)
-{
-    (void)stream;
-    return t_comm(ctx, op, req, 0);
-}
-
-/* A reduction moves 3 bytes per byte of result, a copy 2: the host's speed is bytes of result per second. */
-static int t_compute(stream_ctx_t *s, const mring_op_t *op, double factor, void **req)
-{
-    double start = simgrid_get_clock();
-    sg_actor_execute(factor * (double)op->count * (double)s->coll->c->elsize);
-    record(s, op, start, simgrid_get_clock());
-    *req = NULL;
-    return 0;
-}
-
-static int t_reduce(void *ctx, int stream, const mring_op_t *op, void **req)
-{
-    (void)stream;
-    return t_compute(ctx, op, 1.0, req);
-}
-
-static int t_copy(void *ctx, int stream, const mring_op_t *op, void **req)
-{
-    (void)stream;
-    return t_compute(ctx, op, 2.0 / 3.0, req);
-}
-
-static int t_test(void *ctx, void *vreq, int *done)
-{
-    req_t *r = vreq;
-    if (!r->done && r->started && sg_comm_test(r->comm)) /* releases the comm when it has finished */
-        complete(ctx, r);
-    *done = r->done;
-    if (r->done) {
-        record(ctx, r->op, r->start, simgrid_get_clock());
-        free(r);
-    }
-    return 0;
-}
-
-static int t_wait_any(void *ctx, void **reqs, int n)
-{
-    sg_comm_t *comms = malloc((size_t)n * sizeof *comms);
-    int *which = malloc((size_t)n * sizeof *which), k = 0;
-    if (!comms || !which) {
-        free(comms);
-        free(which);
-        return -1;
-    }
-    for (int i = 0; i < n; i++)
-        if (!((req_t *)reqs[i])->done && ((req_t *)reqs[i])->started) {
-            comms[k] = ((req_t *)reqs[i])->comm;
-            which[k++] = i;
-        }
-    if (k > 0) {
-        ssize_t pos = sg_comm_wait_any(comms, (size_t)k); /* releases the finished comm */
-        if (pos >= 0)
-            complete(ctx, reqs[which[pos]]);
-    }
-    free(comms);
-    free(which);
-    return 0;
-}
-
-static void stream_main(int argc, char **argv)
-{
-    static const mring_transport_t ops = {NULL, t_isend, t_irecv, t_reduce, t_copy, t_test, t_wait_any};
-    stream_ctx_t *s = sg_actor_get_data(sg_actor_self());
-    mring_transport_t tp = ops;
-    (void)argc, (void)argv;
-    tp.ctx = s;
-    s->it.tp = NULL;
-    if (s->coll->start > 0)
-        sg_actor_sleep_until(s->run->t0 + s->coll->start);
-    if (mring_interp_init(&s->it, &s->view, &tp, s->run->inplace)) {
-        s->failed = 1;
-        return;
-    }
-    s->started = 1;
-    /* the transport table lives on this actor's stack: the interpreter keeps a pointer to it */
-    if (mring_interp_run(&s->it, 0) == 0) {
-        s->done = 1;
-        s->end = simgrid_get_clock();
-    } else {
-        s->failed = 1;
-    }
-    if (s->done) {
-        mring_interp_free(&s->it);
-        s->started = 0;
-    }
-}
-
-static void describe_pending(stream_ctx_t *ctxs, int n, char *err, size_t errlen)
-{
-    size_t used = (size_t)snprintf(err, errlen, "the simulation ended with operations pending: ");
-    int shown = 0;
-    for (int i = 0; i < n && used < errlen; i++) {
-        char d[512];
-        if (ctxs[i].done)
-            continue;
-        if (shown == 3) {
-            snprintf(err + used, errlen - used, "; ...");
-            break;
-        }
-        if (ctxs[i].started) {
-            mring_interp_describe(&ctxs[i].it, d, sizeof d, 1);
-            d[sizeof d - 1] = '\0';
-        } else {
-            snprintf(d, sizeof d, "rank %d stream %d did not start", ctxs[i].rank, ctxs[i].stream);
-        }
-        used += (size_t)snprintf(err + used, errlen - used, "%s%s", shown++ ? "; " : "", d);
-    }
-}
 
 void mring_sim_result_free(mring_sim_result_t *res)
 {
@@ -280,42 +19,112 @@ void mring_sim_result_free(mring_sim_result_t *res)
     memset(res, 0, sizeof *res);
 }
 
-/* Generate the schedules of collective id and start an actor per rank stream (ctxs grows by their
- * number).  Returns 0 or -1 (no memory). */
-static int spawn(const mring_platform_t *pf, run_t *run, const coll_t *coll, int id, stream_ctx_t *ctxs, int *nctx)
+/* Generate the schedules of collective id and set up a context per rank stream (ctxs grows by their
+ * number, rank by rank).  Returns 0 or -1 (no memory). */
+static int prepare(run_t *run, const coll_t *coll, int id, stream_ctx_t *ctxs, int *nctx)
 {
     for (int r = 0; r < coll->c->topo.nranks; r++) {
         if (mring_generate(coll->c, r, &coll->scheds[r]))
             return -1;
         for (int j = 0; j < coll->scheds[r].nstreams; j++) {
             stream_ctx_t *s = &ctxs[(*nctx)++];
-            char name[64];
             *s = (stream_ctx_t){.run = run, .coll = coll, .id = id, .rank = r, .stream = j, .view = coll->scheds[r]};
             s->view.nstreams = 1;
             s->view.streams = &coll->scheds[r].streams[j];
-            snprintf(name, sizeof name, "rank%d.%d/%d", r, j, id);
-            sg_actor_t a = sg_actor_init(name, pf->hosts[r]);
-            sg_actor_set_data(a, s);
-            sg_actor_start(a, stream_main, 0, NULL);
         }
     }
     return 0;
 }
 
-/* Run the n collectives to the end: ends[i] = when collective i's last op finished (seconds after
- * the start).  Returns 0, 1 with the pending ops in err, or -1 (no memory: err says so). */
-static int run_colls(const mring_platform_t *pf, run_t *run, const coll_t *colls, int n, double *ends, char *err,
-                     size_t errlen)
+static void start_stream(const mring_platform_t *pf, stream_ctx_t *s)
+{
+    char name[64];
+    snprintf(name, sizeof name, "rank%d.%d/%d", s->rank, s->stream, s->id);
+    s->actor = sg_actor_init(name, pf->hosts[s->rank]);
+    sg_actor_ref(s->actor);
+    sg_actor_set_data(s->actor, s);
+    sg_actor_start(s->actor, mring_sim_stream_main, 0, NULL);
+}
+
+/* A rank's launcher: like a GPU stream, it issues the rank's part of collective b at b's start time,
+ * and (inflight > 0) only once its part of collective b - inflight has ended. */
+typedef struct launch {
+    const mring_platform_t *pf;
+    const coll_t *colls;
+    stream_ctx_t *ctxs;
+    const int *first; /* first[b]: index of collective b's first context; first[n] = their number */
+    int n, inflight, rank;
+    double t0;
+} launch_t;
+
+static void launcher_main(int argc, char **argv)
+{
+    launch_t *l = sg_actor_get_data(sg_actor_self());
+    (void)argc, (void)argv;
+    for (int b = 0; b < l->n; b++) {
+        const mring_config_t *c = l->colls[b].c;
+        int S = mring_config_nstreams(c);
+        if (l->rank >= c->topo.nranks)
+            continue;
+        if (l->colls[b].start > 0)
+            sg_actor_sleep_until(l->t0 + l->colls[b].start);
+        if (l->inflight > 0 && b >= l->inflight) {
+            int p = b - l->inflight, Sp = mring_config_nstreams(l->colls[p].c);
+            for (int j = 0; l->rank < l->colls[p].c->topo.nranks && j < Sp; j++)
+                sg_actor_join(l->ctxs[l->first[p] + l->rank * Sp + j].actor, -1);
+        }
+        for (int j = 0; j < S; j++)
+            start_stream(l->pf, &l->ctxs[l->first[b] + l->rank * S + j]);
+    }
+}
+
+/* Start the run's actors: every stream at once for one collective starting at 0, else a launcher per
+ * rank.  Returns 0 or -1 (no memory). */
+static int start(const mring_platform_t *pf, run_t *run, const coll_t *colls, int n, int inflight, stream_ctx_t *ctxs,
+                 const int *first, launch_t **launchers)
+{
+    int P = 0;
+    if (n == 1 && colls[0].start <= 0) {
+        for (int i = 0; i < first[1]; i++)
+            start_stream(pf, &ctxs[i]);
+        return 0;
+    }
+    for (int b = 0; b < n; b++)
+        P = colls[b].c->topo.nranks > P ? colls[b].c->topo.nranks : P;
+    if (!(*launchers = calloc((size_t)P, sizeof **launchers)))
+        return -1;
+    for (int r = 0; r < P; r++) {
+        char name[32];
+        (*launchers)[r] = (launch_t){pf, colls, ctxs, first, n, inflight, r, run->t0};
+        snprintf(name, sizeof name, "launcher%d", r);
+        sg_actor_t a = sg_actor_init(name, pf->hosts[r]);
+        sg_actor_set_data(a, &(*launchers)[r]);
+        sg_actor_start(a, launcher_main, 0, NULL);
+    }
+    return 0;
+}
+
+/* Run the n collectives to the end (at most inflight at once per rank, 0 = no limit): ends[i] = when
+ * collective i's last op finished (seconds after the start).  Returns 0, 1 with the pending ops in
+ * err, or -1 (no memory: err says so). */
+static int run_colls(const mring_platform_t *pf, run_t *run, const coll_t *colls, int n, int inflight, double *ends,
+                     char *err, size_t errlen)
 {
     int64_t total = 0;
-    int nctx = 0, rc = 0;
+    int nctx = 0, rc = 0, *first = calloc((size_t)n + 1, sizeof *first);
+    launch_t *launchers = NULL;
     for (int i = 0; i < n; i++)
         total += (int64_t)colls[i].c->topo.nranks * mring_config_nstreams(colls[i].c);
     stream_ctx_t *ctxs = calloc((size_t)total, sizeof *ctxs);
-    for (int i = 0; ctxs && i < n; i++)
-        if (spawn(pf, run, &colls[i], i, ctxs, &nctx))
+    for (int i = 0; ctxs && first && i < n; i++) {
+        first[i] = nctx;
+        if (prepare(run, &colls[i], i, ctxs, &nctx))
             goto oom;
-    if (!ctxs)
+    }
+    if (!ctxs || !first)
+        goto oom;
+    first[n] = nctx;
+    if (start(pf, run, colls, n, inflight, ctxs, first, &launchers))
         goto oom;
     simgrid_run();
     for (int i = 0; i < n; i++)
@@ -327,18 +136,24 @@ static int run_colls(const mring_platform_t *pf, run_t *run, const coll_t *colls
             ends[ctxs[i].id] = ctxs[i].end - run->t0;
     }
     if (rc)
-        describe_pending(ctxs, nctx, err, errlen);
+        mring_sim_describe_pending(ctxs, nctx, err, errlen);
     if (run->oom) {
         snprintf(err, errlen, "out of memory recording the trace");
         rc = -1;
     }
-    for (int i = 0; i < nctx; i++)
+    for (int i = 0; i < nctx; i++) {
         if (ctxs[i].started)
             mring_interp_free(&ctxs[i].it);
+        if (ctxs[i].actor)
+            sg_actor_unref(ctxs[i].actor);
+    }
     free(ctxs);
+    free(first);
+    free(launchers);
     return rc;
 oom:
     free(ctxs); /* actors already started never run: the engine is not run again after a failure */
+    free(first);
     snprintf(err, errlen, "out of memory");
     return -1;
 }
@@ -355,7 +170,7 @@ int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inpl
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    rc = run_colls(pf, &run, &coll, 1, &res->time, err, errlen);
+    rc = run_colls(pf, &run, &coll, 1, 0, &res->time, err, errlen);
     if (rc < 0) {
         mring_sim_result_free(res);
         return rc;
@@ -369,8 +184,8 @@ int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inpl
     return rc;
 }
 
-int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inplace, char *err,
-                              size_t errlen)
+int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inflight, int inplace,
+                              char *err, size_t errlen)
 {
     run_t run = {inplace, 0, simgrid_get_clock(), NULL, 0, 0};
     coll_t *cs = calloc((size_t)n, sizeof *cs);
@@ -383,7 +198,7 @@ int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *coll
             goto out;
     }
     if (cs && ends)
-        rc = run_colls(pf, &run, cs, n, ends, err, errlen);
+        rc = run_colls(pf, &run, cs, n, inflight, ends, err, errlen);
     for (int i = 0; rc >= 0 && i < n; i++)
         colls[i].end = ends[i];
 out:

@@ -57,10 +57,12 @@ static int run_scaling(const char *const *extra, struct row *rows, int max)
     char *save = NULL;
     for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         struct row w;
-        /* workload,gpus,topo,algo,rings,batch,buckets,tuned_buckets,forward_ms,...,efficiency */
+        /* workload,gpus,topo,algo,rings,type,segment,batch,bucket_bytes,overlap,inflight,buckets,
+         * tuned_buckets,forward_ms,backward_ms,comm_ms,exposed_ms,iter_ms,images_per_s,efficiency */
         if (!strncmp(l, "workload,", 9))
             continue;
-        if (sscanf(l, "%*[^,],%d,%*[^,],%*[^,],%*[^,],%*d,%d,%*d,%lf,%lf,%lf,%lf,%lf,%lf,%lf", &w.gpus, &w.buckets,
+        if (sscanf(l, "%*[^,],%d,%*[^,],%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*d,%*d,%d,%*d,%lf,%lf,%lf,%lf,%lf,%lf,%lf",
+                   &w.gpus, &w.buckets,
                    &w.forward, &w.backward, &w.comm, &w.exposed, &w.iter, &w.ips, &w.eff) != 9)
             fail_msg("%s: cannot read the CSV row '%s'", r.cmd, l);
         w.forward /= 1e3, w.backward /= 1e3, w.comm /= 1e3, w.exposed /= 1e3, w.iter /= 1e3;
@@ -116,11 +118,21 @@ static void fused(void **state)
     check_row(&r[0], 1, 0.05 + T(4, 2 * MIB), T(4, 2 * MIB));
 }
 
-/* Overlap off: both buckets start at 50 ms and share every link and GPU in lockstep, each at half
- * the bandwidth and reduction speed: T(4, 2 MiB) for both, the fused time. */
-static void shared_network(void **state)
+/* Overlap off, one allreduce in flight (NCCL's stream): both buckets issued at 50 ms, one after the other. */
+static void in_order(void **state)
 {
     const char *extra[] = {"--gpus", "4", "--bucket", "4M", "--overlap", "off", NULL};
+    struct row r[1];
+    (void)state;
+    assert_int_equal(run_scaling(extra, r, 1), 1);
+    check_row(&r[0], 2, 0.05 + 2 * T(4, MIB), 2 * T(4, MIB));
+}
+
+/* Overlap off, no limit in flight: both buckets start at 50 ms and share every link and GPU in
+ * lockstep, each at half the bandwidth and reduction speed: T(4, 2 MiB) for both, the fused time. */
+static void shared_network(void **state)
+{
+    const char *extra[] = {"--gpus", "4", "--bucket", "4M", "--overlap", "off", "--inflight", "0", NULL};
     struct row r[1];
     (void)state;
     assert_int_equal(run_scaling(extra, r, 1), 1);
@@ -143,7 +155,10 @@ static void bad_input(void **state)
     static const char *const cases[][3] = {{"--gpus", "5", "5"},          {"--gpus", "0", "0"},
                                            {"--bucket", "lots", "lots"},  {"--overlap", "maybe", "maybe"},
                                            {"--batch", "0", "0"},          {"--workload", "nosuchnet", "nosuchnet"},
-                                           {"--format", "xml", "xml"},    {"--algo", "tree", "tree"}};
+                                           {"--format", "xml", "xml"},    {"--algo", "tree", "tree"},
+                                           {"--gpus", "2,,4", "2,,4"},    {"--gpus", "2,2", "2 twice"},
+                                           {"--gpus", "8", "--gpus 8"},   {"--inflight", "-1", "-1"},
+                                           {"--plot", "/nonexistent/e.png", "/nonexistent"}};
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *args[] = {"scaling", "--platform", sim_tmp_path("c4.xml"), "--workload", sim_tmp_path("w.json"),
@@ -171,8 +186,8 @@ static void minsky_resnet50(void **state)
     char *save = NULL;
     for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         double f, b;
-        if (n < 7 && sscanf(l, "resnet50,%d,%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%lf,%lf,%*f,%*f,%*f,%*f,%lf", &gpus[n], &f,
-                            &b, &eff[n]) == 4)
+        if (n < 7 && sscanf(l, "resnet50,%d,%*[^,],%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*d,%*d,%*d,%*d,%lf,%lf,%*f,%*f,"
+                                  "%*f,%*f,%lf", &gpus[n], &f, &b, &eff[n]) == 4)
             compute[n++] = f + b;
     }
     cli_free(&r);
@@ -225,8 +240,8 @@ static void tuning(void **state)
         n = 0;
         char *save = NULL;
         for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-            if (n < 2 && sscanf(l, "two-layers,%d,%*[^,],%*[^,],%*[^,],%*d,%*d,%d,%*f,%*f,%*f,%*f,%lf", &gpus[n],
-                                &tuned[n], &iter[k][n]) == 3)
+            if (n < 2 && sscanf(l, "two-layers,%d,%*[^,],%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*d,%*d,%*d,%d,%*f,%*f,%*f,%*f,%lf",
+                                &gpus[n], &tuned[n], &iter[k][n]) == 3)
                 n++;
         cli_free(&r);
         assert_int_equal(n, 2);
@@ -279,7 +294,8 @@ static int setup(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(buckets_overlap), cmocka_unit_test(fused),     cmocka_unit_test(shared_network),
+        cmocka_unit_test(buckets_overlap), cmocka_unit_test(fused),     cmocka_unit_test(in_order),
+        cmocka_unit_test(shared_network),
         cmocka_unit_test(one_big_bucket),  cmocka_unit_test(bad_input), cmocka_unit_test(minsky_resnet50),
         cmocka_unit_test(plot_png),        cmocka_unit_test(tuning),    cmocka_unit_test(paper),
     };

@@ -1,0 +1,507 @@
+/*
+ * calibrate.c - mring-calibrate: the alpha-beta figures of a cluster's two levels, measured.
+ *
+ * Launched as `mpiexec -n P mring-calibrate --ranks-per-node R` with ranks placed R per node (rank r
+ * on node r / R).  It measures, rank 0 printing the result:
+ *   intra  ping-pong between ranks 0 and 1 (one node; needs R >= 2),
+ *   inter  ping-pong between ranks 0 and R (two nodes; needs P > R),
+ * over a size sweep (powers of 2), one-way time = half the round trip, the median of --iters round
+ * trips after --warmup; every other rank waits at a barrier meanwhile.  Each level is fitted to
+ * t(m) = alpha + beta * m by weighted least squares (GSL, see fit_level).  And the reduction
+ * throughput of the host float32 sum kernel the back ends run (mring_reduce), in bytes of result per
+ * second: the figure a rank host's `speed` carries in an mring platform.  Point-to-point figures
+ * only: allreduce timings, which the calibrated platform will be judged on, are never used.
+ * validation/calibrate writes the testbed platform from the JSON (`mring platform testbed`).
+ *
+ * `--fit-only` fits "bytes seconds" pairs read from stdin and prints the fit, without MPI (tests;
+ * refitting saved measurements).
+ */
+#include "cli.h"
+#include "dtype.h"
+#include "units.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
+#include <jansson.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_POINTS 1024                  /* sizes of a sweep, pairs of --fit-only */
+#define MAX_BYTES (1LL << 30)            /* largest message of a sweep */
+#define REDUCE_BYTES ((int64_t)64 << 20) /* default buffer of the reduction throughput: 64 MiB of float32 */
+#define REDUCE_REPS 5                    /* timed passes over it (median), after one untimed pass */
+#define TAG 0x6361                       /* "ca" */
+
+static const char fit_name[] = "gsl_fit_wlinear, weights 1/t^2 (least squares of relative residuals)";
+
+static int rank0;
+
+/* A run-time failure on some ranks only: the message (any rank), then the whole job goes (no hang). */
+static _Noreturn void die(const char *what)
+{
+    fprintf(stderr, "mring-calibrate: %s\n", what);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static void help(void)
+{
+    printf("usage: mpiexec -n P mring-calibrate --ranks-per-node R [--sizes MIN:MAX] [--iters N] [--warmup N]\n"
+           "                                    [--reduce-bytes B] [--format table|json]\n"
+           "       mring-calibrate --fit-only [--format table|json] < PAIRS\n\n"
+           "Measure the latency and bandwidth of the two levels of a cluster by MPI ping-pong, ranks placed R\n"
+           "per node (rank r on node r / R): inside a node between ranks 0 and 1 (R >= 2), between nodes\n"
+           "between ranks 0 and R (P > R); one-way time = half the round trip, the median of N round trips\n"
+           "per size.  Fit t(m) = alpha + beta * m per level by least squares weighted 1/t^2 (GSL), and\n"
+           "measure the host float32 sum throughput (bytes of result per second, over 64 MiB by default).\n\n"
+           "  --ranks-per-node R   ranks per node (required; divides P)\n"
+           "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
+           "  --iters N            timed round trips per size (default 20)\n"
+           "  --warmup N           untimed round trips first (default 3)\n"
+           "  --format F           table (default) or json\n"
+           "  --reduce-bytes B     buffer of the reduction throughput (default 64M; multiple of 4, 4K..1G)\n"
+           "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit\n");
+}
+
+/* ---- the fit (no MPI) ---- */
+
+typedef struct point {
+    double bytes, time, fit, min; /* B, s (measured: median), s (alpha + beta * bytes), s (fastest) */
+} point_t;
+
+typedef struct level {
+    int n, a, b;            /* points; the two ranks measured (-1 for --fit-only) */
+    point_t pt[MAX_POINTS];
+    double alpha, beta;     /* s, s/B */
+    double max_rel, rms_rel; /* largest and root-mean-square |t - fit| / t */
+    double u_alpha, u_beta, u_max_rel; /* the unweighted fit (gsl_fit_linear), for comparison only */
+} level_t;
+
+/* The plain least-squares line through (m, t), reported beside the weighted one (the largest
+ * messages decide it: where the times do not lie on one line, e.g. a token bucket that lets the
+ * first bytes through faster, it shows what the large sizes alone say). */
+static void unweighted(level_t *l, const double *m, const double *t)
+{
+    double c00, c01, c11, sumsq;
+    l->u_max_rel = 0;
+    if (gsl_fit_linear(m, 1, t, 1, (size_t)l->n, &l->u_alpha, &l->u_beta, &c00, &c01, &c11, &sumsq)) {
+        l->u_alpha = l->u_beta = l->u_max_rel = NAN;
+        return;
+    }
+    for (int i = 0; i < l->n; i++)
+        l->u_max_rel = fmax(l->u_max_rel, fabs(t[i] - l->u_alpha - l->u_beta * m[i]) / t[i]);
+}
+
+/*
+ * Fit t = alpha + beta * m to l->pt[] by weighted least squares, weights 1/t^2, and fill the fit and
+ * the relative residuals.  Why weighted: a sweep spans 7 decades of size and 4 of time; plain least
+ * squares minimises absolute errors, so the largest messages (milliseconds) decide both parameters
+ * and alpha (microseconds) comes out as their noise, often wrong by a factor or negative.  With
+ * weights 1/t^2 (GSL takes w = 1/sigma^2, here sigma proportional to t) the sum of squared
+ * *relative* residuals is minimised: a 10% miss costs the same at 1 B as at 4 MiB, so alpha is set
+ * by the small messages and beta by the large ones, and the residuals are in the terms the
+ * validation judges predictions in (percent).  Points on a line are fitted exactly.
+ * Returns 0, or -1 with a one-line reason in err.
+ */
+static int fit_level(level_t *l, char *err, size_t errlen)
+{
+    static double m[MAX_POINTS], t[MAX_POINTS], w[MAX_POINTS];
+    double c00, c01, c11, chisq, sum2 = 0;
+    int distinct = 0;
+    for (int i = 0; i < l->n; i++) {
+        m[i] = l->pt[i].bytes;
+        t[i] = l->pt[i].time;
+        if (!(t[i] > 0) || !isfinite(t[i]) || !(m[i] >= 0) || !isfinite(m[i])) {
+            snprintf(err, errlen, "point %d (%g B, %g s): expected bytes >= 0 and a time > 0", i + 1, m[i], t[i]);
+            return -1;
+        }
+        w[i] = 1 / (t[i] * t[i]);
+        distinct |= m[i] != m[0];
+    }
+    if (l->n < 2 || !distinct) {
+        snprintf(err, errlen, "%d point(s) of %s size: a line needs at least 2 different sizes", l->n,
+                 l->n ? "one" : "no");
+        return -1;
+    }
+    if (gsl_fit_wlinear(m, 1, w, 1, t, 1, (size_t)l->n, &l->alpha, &l->beta, &c00, &c01, &c11, &chisq) ||
+        !isfinite(l->alpha) || !isfinite(l->beta)) {
+        snprintf(err, errlen, "the least-squares fit failed (GSL)");
+        return -1;
+    }
+    l->max_rel = 0;
+    for (int i = 0; i < l->n; i++) {
+        double r;
+        l->pt[i].fit = l->alpha + l->beta * m[i];
+        r = fabs(t[i] - l->pt[i].fit) / t[i];
+        l->max_rel = r > l->max_rel ? r : l->max_rel;
+        sum2 += r * r;
+    }
+    l->rms_rel = sqrt(sum2 / l->n);
+    unweighted(l, m, t);
+    return 0;
+}
+
+/* ---- output ---- */
+
+/* A level as JSON (NULL: not measured -> null).  Units in the key names: s, s/B, B/s. */
+static json_t *level_json(const level_t *l)
+{
+    json_t *pts = json_array(), *o;
+    if (!l)
+        return json_null();
+    for (int i = 0; i < l->n; i++) {
+        const point_t *p = &l->pt[i];
+        json_t *bytes = p->bytes == floor(p->bytes) && p->bytes < 0x1p53 ? json_integer((json_int_t)p->bytes)
+                                                                           : json_real(p->bytes);
+        json_array_append_new(pts, json_pack("{s:o, s:f, s:f, s:f, s:f}", "bytes", bytes, "time_s", p->time,
+                                             "fit_s", p->fit, "rel_residual", (p->time - p->fit) / p->time, "min_s",
+                                             p->min));
+    }
+    o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:o}", "alpha_s", l->alpha, "beta_s_per_byte", l->beta,
+                  "bandwidth_Bps", l->beta > 0 ? 1 / l->beta : 0.0, "max_rel_residual", l->max_rel,
+                  "rms_rel_residual", l->rms_rel, "points", pts);
+    if (l->a >= 0)
+        json_object_set_new(o, "ranks", json_pack("[i, i]", l->a, l->b));
+    if (isfinite(l->u_alpha) && isfinite(l->u_beta) && isfinite(l->u_max_rel))
+        json_object_set_new(o, "unweighted", json_pack("{s:f, s:f, s:f, s:f}", "alpha_s", l->u_alpha, "beta_s_per_byte",
+                                                       l->u_beta, "bandwidth_Bps", l->u_beta > 0 ? 1 / l->u_beta : 0.0,
+                                                       "max_rel_residual", l->u_max_rel));
+    return o;
+}
+
+/* A level as table rows: one per size (bytes, median and least measured us, fitted us, relative
+ * residual %), then the fit (alpha us, beta ns/B, bandwidth GB/s, residuals %). */
+static void level_table(const char *name, const level_t *l)
+{
+    if (!l) {
+        printf("# %s: not measured\n", name);
+        return;
+    }
+    printf("# %-6s %12s %12s %12s %12s %9s\n", "level", "bytes", "time_us", "min_us", "fit_us", "resid_%");
+    for (int i = 0; i < l->n; i++) {
+        const point_t *p = &l->pt[i];
+        printf("  %-6s %12.0f %12.3f %12.3f %12.3f %9.2f\n", name, p->bytes, p->time * 1e6, p->min * 1e6,
+               p->fit * 1e6, 100 * (p->time - p->fit) / p->time);
+    }
+    printf("# %s: alpha %.4g us, beta %.4g ns/B, bandwidth %.4g GB/s, max |residual| %.2f%%, rms %.2f%%",
+           name, l->alpha * 1e6, l->beta * 1e9, l->beta > 0 ? 1e-9 / l->beta : 0.0, 100 * l->max_rel,
+           100 * l->rms_rel);
+    if (l->a >= 0)
+        printf(" (ranks %d and %d)", l->a, l->b);
+    printf("\n# %s unweighted, for comparison: alpha %.4g us, bandwidth %.4g GB/s, max |residual| %.2f%%\n", name,
+           l->u_alpha * 1e6, l->u_beta > 0 ? 1e-9 / l->u_beta : 0.0, 100 * l->u_max_rel);
+}
+
+/* Print a JSON object on stdout (indented, keys in insertion order); 0 or -1. */
+static int print_json(json_t *o)
+{
+    int rc = json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(o);
+    return rc || printf("\n") < 0 || fflush(stdout) ? -1 : 0;
+}
+
+/* ---- --fit-only: pairs on stdin ---- */
+
+/* Read "bytes seconds" lines (blank lines and # comments skipped) into l; exits 2 on a bad line. */
+static void read_pairs(level_t *l)
+{
+    char line[512];
+    int lineno = 0;
+    l->n = 0;
+    l->a = l->b = -1;
+    while (fgets(line, sizeof line, stdin)) {
+        char *s = line + strspn(line, " \t"), extra[2];
+        double m, t;
+        lineno++;
+        s[strcspn(s, "#\r\n")] = '\0';
+        if (!*s)
+            continue;
+        if (sscanf(s, "%lf %lf %1s", &m, &t, extra) != 2)
+            cli_usage_error(NULL, "stdin line %d '%s' is not valid; expected 'bytes seconds'", lineno, s);
+        if (l->n == MAX_POINTS)
+            cli_usage_error(NULL, "stdin line %d: more than %d pairs", lineno, MAX_POINTS);
+        l->pt[l->n++] = (point_t){m, t, 0, t};
+    }
+}
+
+static int fit_only(int json)
+{
+    static level_t l;
+    char err[256];
+    read_pairs(&l);
+    if (fit_level(&l, err, sizeof err))
+        cli_usage_error(NULL, "%s", err);
+    if (!json) {
+        printf("# mring-calibrate --fit-only: %s\n", fit_name);
+        level_table("stdin", &l);
+        return 0;
+    }
+    return print_json(json_pack("{s:s, s:o}", "fit", fit_name, "level", level_json(&l))) ? 1 : 0;
+}
+
+/* ---- options ---- */
+
+typedef struct opts {
+    int rpn, iters, warmup, json, fit_only;
+    int64_t minb, maxb;   /* B */
+    int64_t reduce_bytes; /* B */
+} opts_t;
+
+enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE };
+
+static void parse_sizes(const char *s, opts_t *o)
+{
+    char a[64];
+    const char *colon = strchr(s, ':');
+    size_t len = colon ? (size_t)(colon - s) : 0;
+    if (!colon || len >= sizeof a || (memcpy(a, s, len), a[len] = '\0', mring_parse_size(a, &o->minb)) ||
+        mring_parse_size(colon + 1, &o->maxb) || o->minb < 1 || o->maxb < 2 * o->minb || o->maxb > MAX_BYTES)
+        cli_usage_error(NULL, "--sizes '%s' is not valid; expected MIN:MAX with 1 <= 2 MIN <= MAX <= 1G (e.g. 1:4M)",
+                        s);
+}
+
+static void parse(int argc, char **argv, opts_t *o)
+{
+    static const struct option opts[] = {
+        {"ranks-per-node", required_argument, 0, OPT_RPN}, {"sizes", required_argument, 0, OPT_SIZES},
+        {"iters", required_argument, 0, OPT_ITERS},        {"warmup", required_argument, 0, OPT_WARMUP},
+        {"format", required_argument, 0, OPT_FORMAT},      {"fit-only", no_argument, 0, OPT_FIT_ONLY},
+        {"reduce-bytes", required_argument, 0, OPT_REDUCE},
+        {"help", no_argument, 0, 'h'},                     {0, 0, 0, 0}};
+    int opt;
+    *o = (opts_t){.iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20, .reduce_bytes = REDUCE_BYTES};
+    while ((opt = cli_getopt(NULL, argc, argv, "h", opts)) != -1) {
+        switch (opt) {
+        case OPT_RPN: o->rpn = cli_int(NULL, "--ranks-per-node", optarg, 1, 1 << 20); break;
+        case OPT_SIZES: parse_sizes(optarg, o); break;
+        case OPT_ITERS: o->iters = cli_int(NULL, "--iters", optarg, 1, 1000000); break;
+        case OPT_WARMUP: o->warmup = cli_int(NULL, "--warmup", optarg, 0, 1000000); break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "json") && strcmp(optarg, "table"))
+                cli_usage_error(NULL, "--format '%s' is unknown; expected table or json", optarg);
+            o->json = !strcmp(optarg, "json");
+            break;
+        case OPT_FIT_ONLY: o->fit_only = 1; break;
+        case OPT_REDUCE:
+            o->reduce_bytes = cli_size(NULL, "--reduce-bytes", optarg);
+            if (o->reduce_bytes < 4096 || o->reduce_bytes > MAX_BYTES || o->reduce_bytes % 4)
+                cli_usage_error(NULL, "--reduce-bytes '%s' is not valid; expected a multiple of 4 from 4K to 1G", optarg);
+            break;
+        case 'h':
+            if (rank0)
+                help();
+            if (!o->fit_only)
+                MPI_Finalize();
+            exit(0);
+        }
+    }
+    if (optind < argc)
+        cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
+}
+
+/* ---- measurements (MPI) ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (sorts v). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A barrier that waits asleep: MPI's own spins, and ranks idling beside a measurement must leave the
+ * cores to it (an emulated cluster runs every rank on one machine, often more ranks than cores). */
+static void quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    struct timespec nap = {0, 50000}; /* 50 us */
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE))
+        nanosleep(&nap, NULL);
+}
+
+/* One-way time of a `bytes` message between ranks a and b (s): half the round trip, median of
+ * o->iters round trips after o->warmup (*fastest: the least).  Collective: the other ranks wait at
+ * the barriers.  Meaningful on rank a (0 elsewhere). */
+static double pingpong(const opts_t *o, int me, int a, int b, char *buf, int64_t bytes, double *t, double *fastest)
+{
+    int n = (int)bytes;
+    quiet_barrier();
+    for (int i = -o->warmup; i < o->iters; i++) {
+        if (me == a) {
+            double t0 = MPI_Wtime();
+            MPI_Send(buf, n, MPI_BYTE, b, TAG, MPI_COMM_WORLD);
+            MPI_Recv(buf, n, MPI_BYTE, b, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (i >= 0)
+                t[i] = (MPI_Wtime() - t0) / 2;
+        } else if (me == b) {
+            MPI_Recv(buf, n, MPI_BYTE, a, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, n, MPI_BYTE, a, TAG, MPI_COMM_WORLD);
+        }
+    }
+    quiet_barrier();
+    if (me != a)
+        return *fastest = 0;
+    double med = median(t, o->iters); /* sorts t */
+    *fastest = t[0];
+    return med;
+}
+
+/* Measure the level between ranks a and b over the sweep into l, and fit it on rank 0.  Collective. */
+static void measure_level(const opts_t *o, int me, int a, int b, level_t *l)
+{
+    char *buf = calloc(1, (size_t)o->maxb);
+    double *t = malloc((size_t)o->iters * sizeof *t);
+    char err[256], msg[320];
+    if (!buf || !t)
+        die("out of memory (message buffer)");
+    l->n = 0;
+    l->a = a;
+    l->b = b;
+    for (int64_t m = o->minb; m <= o->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
+        point_t *p = &l->pt[l->n];
+        p->bytes = (double)m;
+        p->time = pingpong(o, me, a, b, buf, m, t, &p->min);
+    }
+    free(buf);
+    free(t);
+    if (me == 0 && fit_level(l, err, sizeof err)) {
+        snprintf(msg, sizeof msg, "ranks %d and %d: %s", a, b, err);
+        die(msg);
+    }
+    if (me == 0 && !(l->alpha > 0 && l->beta > 0))
+        fprintf(stderr, "mring-calibrate: warning: ranks %d and %d: alpha %g s, beta %g s/B is not physical: the "
+                "times are noise (a loaded machine?); measure again\n", a, b, l->alpha, l->beta);
+}
+
+/* Seconds of one pass of the host float32 sum kernel (mring_reduce, as the back ends call it) over
+ * count elements: the median of REDUCE_REPS passes after an untimed one that faults the pages in. */
+static double reduce_pass(float *dst, const float *src, size_t count)
+{
+    double t[REDUCE_REPS];
+    mring_reduce(dst, src, count, MRING_FLOAT32, MRING_SUM, 0);
+    for (int i = 0; i < REDUCE_REPS; i++) {
+        double t0 = MPI_Wtime();
+        mring_reduce(dst, src, count, MRING_FLOAT32, MRING_SUM, 0);
+        t[i] = MPI_Wtime() - t0;
+    }
+    return median(t, REDUCE_REPS);
+}
+
+/* Reduction throughput in bytes of result per second: *alone = rank 0 with the others waiting,
+ * *all = every rank at once, the slowest rank's (they share the machine's cores and memory).
+ * Collective; meaningful on rank 0. */
+static void reduce_rates(const opts_t *o, int me, double *alone, double *all)
+{
+    size_t bytes = (size_t)o->reduce_bytes, count = bytes / sizeof(float);
+    float *dst = malloc(bytes), *src = malloc(bytes);
+    double mine, slowest = 0;
+    if (!dst || !src)
+        die("out of memory (2 buffers for the reduction throughput)");
+    for (size_t i = 0; i < count; i++)
+        dst[i] = src[i] = 1.0f;
+    quiet_barrier();
+    *alone = me == 0 ? (double)bytes / reduce_pass(dst, src, count) : 0;
+    quiet_barrier();
+    mine = reduce_pass(dst, src, count);
+    MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    *all = (double)bytes / slowest;
+    free(dst);
+    free(src);
+}
+
+/* ---- the report (rank 0) ---- */
+
+typedef struct result {
+    int P, R;
+    const level_t *intra, *inter; /* NULL: not measured */
+    double reduce, reduce_all;    /* B/s */
+} result_t;
+
+static int report(const opts_t *o, const result_t *r)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n")] = '\0';
+    if (!o->json) {
+        printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d round trips after %d;\n"
+               "# fit %s; %s\n", r->P, r->R, (long long)o->minb, (long long)o->maxb, o->iters, o->warmup,
+               fit_name, lib);
+        level_table("intra", r->intra);
+        level_table("inter", r->inter);
+        printf("# reduce: %.4g GB/s (rank 0 alone), %.4g GB/s per rank with all %d at once (float32 sum, %lld B)\n",
+               r->reduce / 1e9, r->reduce_all / 1e9, r->P, (long long)o->reduce_bytes);
+        return fflush(stdout) ? 1 : 0;
+    }
+    json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:s, s:s}", "ranks", r->P, "ranks_per_node", r->R, "nodes",
+                          (r->P + r->R - 1) / r->R, "iters", o->iters, "warmup", o->warmup, "fit", fit_name,
+                          "mpi_library", lib);
+    json_object_set_new(j, "intra", level_json(r->intra));
+    json_object_set_new(j, "inter", level_json(r->inter));
+    json_object_set_new(j, "reduce_Bps", json_real(r->reduce));
+    json_object_set_new(j, "reduce_all_Bps", json_real(r->reduce_all));
+    json_object_set_new(j, "reduce_bytes", json_integer((json_int_t)o->reduce_bytes));
+    return print_json(j) ? 1 : 0;
+}
+
+static void finalize_hook(int status)
+{
+    (void)status;
+    MPI_Finalize();
+}
+
+static int want_fit_only(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "--fit-only"))
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static level_t intra, inter;
+    opts_t o;
+    result_t r = {0};
+    int me;
+    gsl_set_error_handler_off(); /* GSL reports through return codes, never aborts */
+    if (want_fit_only(argc, argv)) {
+        rank0 = 1;
+        cli_set_program("mring-calibrate", 0, NULL);
+        parse(argc, argv, &o);
+        return fit_only(o.json);
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &r.P);
+    rank0 = me == 0;
+    cli_set_program("mring-calibrate", !rank0, finalize_hook);
+    parse(argc, argv, &o);
+    if (!o.rpn)
+        cli_usage_error(NULL, "--ranks-per-node is required (ranks r and s share a node when r / R == s / R)");
+    if (o.rpn > r.P || r.P % o.rpn)
+        cli_usage_error(NULL, "--ranks-per-node %d does not divide the %d ranks of the job", o.rpn, r.P);
+    r.R = o.rpn;
+    if (r.R >= 2)
+        measure_level(&o, me, 0, 1, &intra);
+    if (r.P > r.R)
+        measure_level(&o, me, 0, r.R, &inter);
+    r.intra = r.R >= 2 ? &intra : NULL;
+    r.inter = r.P > r.R ? &inter : NULL;
+    reduce_rates(&o, me, &r.reduce, &r.reduce_all);
+    int rc = rank0 ? report(&o, &r) : 0;
+    MPI_Finalize();
+    return rc;
+}
