@@ -23,6 +23,8 @@ static const char dgx1_source[] =
     " NVIDIA DGX-1 (P100): 8 P100 SXM2 in a hybrid cube-mesh, every edge one NVLink 1.0 of 18 GB/s effective\n"
     " per direction (18.31 measured [DELL]; NCCL's SM60 figure 18 [NCCLTOPO]); GPUs in pairs on 4 PCIe\n"
     " switches, each with one EDR NIC of 12.5 GB/s [DGXWP]; QPI 6 GB/s for GPU P2P [NCCLTOPO].\n"
+    " Ranks inside a node follow the NVLink ring GPU 0-1-2-3-7-6-5-4 (as NCCL's ring does), so a ring in\n"
+    " rank order takes one NVLink per hop.\n"
     " Racks of 16 nodes with 1:1 spine uplinks (an assumption).  GPU speed as for Minsky. ";
 static const char bigbasin_source[] =
     " Facebook Big Basin as in Goyal et al., arXiv 1706.02677: 8 P100 with NVLink per server (modelled as\n"

@@ -6,12 +6,17 @@
 /* Names inside node k: "n<k>-<what>" */
 #define NAME(buf, ...) snprintf(buf, sizeof buf, __VA_ARGS__)
 
+/* The GPU hosts of node k and their ranks: in GPU order, except on the DGX-1 cube-mesh, where
+ * consecutive ranks follow the NVLink ring 0-1-2-3-7-6-5-4 (the ring NCCL builds on a DGX-1 P100:
+ * every hop one direct NVLink; GPU order would send 3 -> 4 over two hops through GPU 0 or 7). */
 static void gpus(xw_t *w, const mring_platgen_t *g, int k)
 {
+    static const int ring_pos[8] = {0, 1, 2, 3, 7, 6, 5, 4}; /* GPU i's place in the ring (self-inverse) */
     char id[64];
     for (int i = 0; i < g->gpus_per_node; i++) {
+        int pos = g->node == MRING_NODE_DGX1 && g->gpus_per_node == 8 ? ring_pos[i] : i;
         NAME(id, "n%d-gpu%d", k, i);
-        xw_host(w, id, g->gpu_speed, k * g->gpus_per_node + i);
+        xw_host(w, id, g->gpu_speed, k * g->gpus_per_node + pos);
     }
 }
 

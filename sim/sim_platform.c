@@ -14,6 +14,7 @@
 #include <string.h>
 
 int mring_sg_load_platform(const char *file, char *err, size_t errlen); /* sg_load.cpp */
+int mring_sg_init(int *argc, char **argv, char *err, size_t errlen);     /* sg_load.cpp */
 
 static int read_ranks(mring_platform_t *pf, char *err, size_t errlen)
 {
@@ -81,8 +82,14 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
     for (int i = 0; i < ncfgs; i++)
         argv[argc++] = (char *)cfgs[i];
     xbt_log_control_set("root.thresh:critical ker_engine.app:file:/dev/null");
-    simgrid_init(&argc, argv);
+    rc = mring_sg_init(&argc, argv, err, errlen);
     free(argv);
+    if (rc) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", err);
+        snprintf(err, errlen, "--cfg: %s", why);
+        return 2;
+    }
     if (mring_sg_load_platform(file, err, errlen)) {
         char why[512];
         snprintf(why, sizeof why, "%s", err);

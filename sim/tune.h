@@ -7,7 +7,8 @@
  * or 2, 4, 8 in the first only) and recursive halving in every dimension where all are powers of
  * two; the flat ring, rd, rabenseifner and hier on the natural topology.  Every candidate is
  * ranked by the closed-form model with links taken from the platform's routes; the best few and the
- * best two and the baselines (flat ring, rabenseifner) are then simulated, with the best of each
+ * best two and the baselines (flat ring, rabenseifner, multiring on the natural grid with one ring)
+ * are then simulated, with the best of each
  * algorithm up to 4 MiB or when a plot needs it, and 1 MiB pipelining for a multi-dimensional leader; the
  * fastest simulated configuration wins.
  */

@@ -158,7 +158,8 @@ static void bad_input(void **state)
                                            {"--format", "xml", "xml"},    {"--algo", "tree", "tree"},
                                            {"--gpus", "2,,4", "2,,4"},    {"--gpus", "2,2", "2 twice"},
                                            {"--gpus", "8", "--gpus 8"},   {"--inflight", "-1", "-1"},
-                                           {"--plot", "/nonexistent/e.png", "/nonexistent"}};
+                                           {"--plot", "/nonexistent/e.png", "/nonexistent"},
+                                           {"--cfg", "foo:bar", "foo"}};
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *args[] = {"scaling", "--platform", sim_tmp_path("c4.xml"), "--workload", sim_tmp_path("w.json"),
