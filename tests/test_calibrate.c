@@ -270,6 +270,25 @@ static void test_fit_exact_line(void **state)
     }
 }
 
+/* two regimes (a fast start, then the sustained rate from 256 KiB): beta is the large sizes' slope */
+static void test_fit_bandwidth_regime(void **state)
+{
+    const double m[] = {1, 1024, 65536, 262144, 1048576, 4194304};
+    char pairs[1024];
+    size_t n = 0;
+    json_t *root;
+    (void)state;
+    for (int i = 0; i < 6; i++) {
+        double t = m[i] < 262144 ? 2e-6 + 1e-9 * m[i] : 1e-4 + 8e-9 * m[i];
+        n += (size_t)snprintf(pairs + n, sizeof pairs - n, "%.0f %.17g\n", m[i], t);
+    }
+    json_t *l = fit(pairs, &root);
+    double fb = num(l, "beta_s_per_byte", "fit");
+    if (!close_rel(fb, 8e-9, 1e-9))
+        fail_msg("two regimes: beta %.10g, want the sustained 8e-9 s/B", fb);
+    json_decref(root);
+}
+
 /* scattered points: the fit minimises sum ((t - a - b m) / t)^2, i.e. weights 1/t^2 (closed form) */
 static void test_fit_weighted(void **state)
 {
@@ -485,6 +504,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fit_exact_line),
         cmocka_unit_test(test_fit_weighted),
+        cmocka_unit_test(test_fit_bandwidth_regime),
         cmocka_unit_test(test_fit_bad_input),
         cmocka_unit_test(test_platform_testbed_routes),
         cmocka_unit_test(test_platform_testbed_one_node),

@@ -1,0 +1,83 @@
+/*
+ * test_validation.c - `validation/run --quick` end to end (issue 5): the emulated cluster (network
+ * namespaces, or the one-node loopback fallback where they cannot be made), calibration, measurement
+ * with mring-bench, prediction with mring simulate and mring model, the join and the report.
+ * Asserted: it succeeds, every configuration and size is measured and predicted, no measured element
+ * is wrong, the report has its sections.  Accuracy is reported, never asserted (it depends on the
+ * machine's load).
+ */
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_cli.h"
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    static char buf[1 << 20];
+    size_t n;
+    if (!f)
+        fail_msg("cannot read %s", path);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void quick_run(void **state)
+{
+    static char out[1 << 16];
+    char cmd[PATH_MAX * 2 + 64], path[PATH_MAX + 64];
+    int rows = 0;
+    (void)state;
+    if (geteuid() != 0)
+        skip(); /* the testbed needs root (namespaces, tc); CI runs as root */
+    snprintf(cmd, sizeof cmd, "%s --quick --out %s 2>&1", sim_repo_path("validation/run"), sim_tmp);
+    int status = cli_shell(cmd, out, sizeof out);
+    print_message("%s", out);
+    if (status != 0)
+        fail_msg("%s exited with %d", cmd, status);
+    /* joined.csv: 3 configurations x 3 sizes, each with measured, simulated and modelled times > 0 */
+    snprintf(path, sizeof path, "%s/joined.csv", sim_tmp);
+    char *save = NULL;
+    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        char algo[32];
+        double m, s, mo;
+        if (!strncmp(l, "algo,", 5))
+            continue;
+        if (sscanf(l, "%31[^,],%*[^,],%*[^,],%*d,%*d,%lf,%lf,%lf", algo, &m, &s, &mo) != 4 || !(m > 0 && s > 0 && mo > 0))
+            fail_msg("joined.csv: bad row '%s'", l);
+        rows++;
+    }
+    assert_int_equal(rows, 9);
+    /* every measured row, in place and out of place, has 0 wrong elements (column 14) */
+    snprintf(path, sizeof path, "%s/measured-rows.csv", sim_tmp);
+    rows = 0;
+    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        long wrong = -1;
+        if (sscanf(l, "real,%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*[^,],%*[^,],%*f,%*f,%*f,%*d,%ld", &wrong) != 1 || wrong != 0)
+            fail_msg("measured-rows.csv: '%s' (want 0 wrong)", l);
+        rows++;
+    }
+    assert_int_equal(rows, 18);
+    snprintf(path, sizeof path, "%s/REPORT.md", sim_tmp);
+    char *report = slurp_file(path);
+    assert_non_null(strstr(report, "## Summary"));
+    assert_non_null(strstr(report, "| multiring 2x2 rings 1 | 3 |"));
+    assert_non_null(strstr(report, "| mpi 4 rings 1 | 3 |"));
+    assert_non_null(strstr(report, "## Calibration"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(quick_run)};
+    return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
+}
