@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "sim_cli.h"
+#include "mpi_run.h"
 
 #define LIMIT_S 60
 
@@ -52,45 +53,12 @@ static const char *calibrate_bin(int mpi)
     return p;
 }
 
-/* run argv (argv[0] from PATH) in its own process group with `in` on stdin (NULL: /dev/null) and
- * MPIEXEC_TIMEOUT=LIMIT_S; past LIMIT_S + 5 s the group is killed.  The caller frees r. */
+/* run argv (argv[0] from PATH) with `in` on stdin (NULL: /dev/null) and MPIEXEC_TIMEOUT=LIMIT_S
+ * (mpi_run.h).  The caller frees r. */
 static void run(const char *const *argv, const char *in, struct cli_result *r)
 {
-    int fo = cli_tmpfile(), fe = cli_tmpfile(), fi = cli_tmpfile(), st = 0;
-    size_t used = 0;
-    struct timespec t0, t;
-    for (int i = 0; argv[i] && used < sizeof r->cmd; i++)
-        used += (size_t)snprintf(r->cmd + used, sizeof r->cmd - used, "%s%s", i ? " " : "", argv[i]);
-    if (fi < 0 || (in && write(fi, in, strlen(in)) != (ssize_t)strlen(in)) || lseek(fi, 0, SEEK_SET) != 0)
-        fail_msg("%s: cannot write its stdin", r->cmd);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t pid = fo >= 0 && fe >= 0 ? fork() : -1, w = -1;
-    if (pid == 0) {
-        char lim[16];
-        snprintf(lim, sizeof lim, "%d", LIMIT_S);
-        if (setpgid(0, 0) || setenv("MPIEXEC_TIMEOUT", lim, 1) || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 ||
-            dup2(fe, 2) < 0)
-            _exit(126);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    while (pid > 0 && (w = waitpid(pid, &st, WNOHANG)) != pid && !(w < 0 && errno != EINTR)) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if (t.tv_sec - t0.tv_sec > LIMIT_S + 5) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            break;
-        }
-        usleep(20000);
-    }
-    r->exited = WIFEXITED(st);
-    r->status = r->exited ? WEXITSTATUS(st) : WTERMSIG(st);
-    r->out = pid > 0 ? cli_slurp(fo, &r->out_len) : NULL;
-    r->err = pid > 0 ? cli_slurp(fe, &r->err_len) : NULL;
-    close(fo);
-    close(fe);
-    close(fi);
-    if (pid <= 0 || !r->out || !r->err)
+    double secs;
+    if (mpi_run_input(argv, in, LIMIT_S, r, &secs))
         fail_msg("could not run %s", r->cmd);
     print_message("%s: %s\n", r->cmd, r->exited ? "exited" : "killed");
 }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "cli_run.h"
+#include "mpi_run.h"
 
 #define CHECK_LIMIT_S 150 /* mpi_allreduce_check on 8 ranks takes ~35 s on 2 cores */
 #define BENCH_LIMIT_S 60
@@ -40,44 +41,10 @@ static const char *build_file(const char *rel)
     return access(path, X_OK) == 0 && system("command -v mpiexec >/dev/null 2>&1") == 0 ? path : NULL;
 }
 
-/* run argv (argv[0] from PATH) in its own process group with MPIEXEC_TIMEOUT=limit; past limit + 5 s
- * the group is killed (exited = 0).  Sets *secs.  Returns 0, or -1 when it could not run. */
+/* run argv with /dev/null on stdin (mpi_run.h) */
 static int mpi_run(const char *const *argv, int limit, struct cli_result *r, double *secs)
 {
-    int fo = cli_tmpfile(), fe = cli_tmpfile(), st = 0;
-    size_t used = 0;
-    struct timespec t0, t;
-    for (int i = 0; argv[i] && used < sizeof r->cmd; i++)
-        used += (size_t)snprintf(r->cmd + used, sizeof r->cmd - used, "%s%s", i ? " " : "", argv[i]);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t pid = fo >= 0 && fe >= 0 ? fork() : -1, w = -1;
-    if (pid == 0) {
-        char lim[16];
-        int in = open("/dev/null", O_RDONLY);
-        snprintf(lim, sizeof lim, "%d", limit);
-        if (setpgid(0, 0) || setenv("MPIEXEC_TIMEOUT", lim, 1) || in < 0 || dup2(in, 0) < 0 || dup2(fo, 1) < 0 ||
-            dup2(fe, 2) < 0)
-            _exit(126);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    for (*secs = 0; pid > 0 && (w = waitpid(pid, &st, WNOHANG)) != pid && !(w < 0 && errno != EINTR);) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        *secs = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9;
-        if (*secs > limit + 5) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            break;
-        }
-        usleep(20000);
-    }
-    r->exited = WIFEXITED(st);
-    r->status = r->exited ? WEXITSTATUS(st) : WTERMSIG(st);
-    r->out = pid > 0 ? cli_slurp(fo, &r->out_len) : NULL;
-    r->err = pid > 0 ? cli_slurp(fe, &r->err_len) : NULL;
-    close(fo);
-    close(fe);
-    return pid > 0 && r->out && r->err ? 0 : -1;
+    return mpi_run_input(argv, NULL, limit, r, secs);
 }
 
 /* mpiexec -n np <build/prog> args...; skips the test without MPICH; the caller frees r */
