@@ -12,13 +12,11 @@ static int bucket_config(const mring_scaling_opts_t *o, const mring_topo_t *t, i
 {
     char why[256];
     int tuned = 0;
-    *c = *o->proto;
-    c->topo = *t;
     if (o->tuning && mring_tuning_pick(o->tuning, t->nranks, elements * (int64_t)o->proto->elsize, c, why,
                                        sizeof why) == 0) {
         c->elsize = o->proto->elsize;
         tuned = 1;
-    } else {
+    } else { /* no entry for this rank count or size: the command line's configuration */
         *c = *o->proto;
         c->topo = *t;
     }
