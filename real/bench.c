@@ -2,8 +2,9 @@
  * bench.c - mring-bench: time and check allreduce on MPI processes, nccl-tests style.
  * Launched as `mpiexec -n P build/bin/mring-bench [flags]`; see --help.
  */
+#include "algo.h"
+#include "args.h"
 #include "bench_check.h"
-#include "cli.h"
 #include "libmring.h"
 #include "tuning.h"
 #ifdef MRING_HAVE_CUDA
@@ -30,12 +31,12 @@ static void help(void)
            "  -n, --iters N     timed iterations per size (default 20)\n"
            "  -w, --warmup N    untimed iterations first (default 5)\n"
            "  -c, --check 0|1   check the results (default 1)\n"
-           "  -d, --datatype T  float32 (default), float64, float16, bfloat16, int32, int64\n"
+           "  -d, --datatype T  %s (default float32)\n"
            "  -o, --op OP       sum (default), prod, min, max, avg\n"
            "  -a, --average A   time reported: 0 rank 0, 1 average (default), 2 minimum, 3 maximum over ranks\n"
            "  --topo T          rank grid (default: P, a flat ring)\n"
-           "  --algo A          multiring (default), ring, rd, rabenseifner, hier, or mpi (the MPI library's\n"
-           "                    own MPI_Allreduce, timed and checked the same way)\n"
+           "  --algo A          %s (default %s), or mpi (the MPI library's own\n"
+           "                    MPI_Allreduce, timed and checked the same way)\n"
            "  --rings, --segment, --dim-algo   as in mring simulate\n"
            "  --format F        table (default), csv or json (fields as mring simulate, plus inplace, wrong,\n"
            "                    time_min_us, time_max_us)\n"
@@ -43,7 +44,8 @@ static void help(void)
            "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out`\n"
            "  --device D        host (default) or cuda: buffers in GPU memory (CUDA builds), staged through pinned\n"
            "                    host memory piece by piece\n"
-           "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n");
+           "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n",
+           mring_dtype_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING));
 }
 
 static void finalize_hook(int status)
@@ -231,13 +233,11 @@ static void same_count(const run_t *r, int64_t count)
 /* With --tuning: the context for this size's configuration (rebuilt when it changes). */
 static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, char *rings)
 {
-    mring_config_t c, old;
+    mring_config_t c;
     char err[512];
     if (mring_tuning_pick(r->b->tuning, r->P, size, &c, err, sizeof err))
         cli_usage_error(NULL, "--tuning %s: %s", r->b->tuning_file, err);
-    if (r->ctx && (old = *mring_ctx_config(r->ctx), 1) && old.algo == c.algo && old.segment == c.segment &&
-        !memcmp(&old.topo, &c.topo, sizeof c.topo) && !memcmp(old.rings, c.rings, sizeof c.rings) &&
-        !memcmp(old.dim_algo, c.dim_algo, sizeof c.dim_algo))
+    if (r->ctx && mring_config_equal(mring_ctx_config(r->ctx), &c))
         return;
     mring_ctx_free(r->ctx);
     if (mring_ctx_create(MPI_COMM_WORLD, &c, r->b->timeout, &r->ctx, err, sizeof err) != MPI_SUCCESS)
@@ -327,7 +327,7 @@ int main(int argc, char **argv)
         cli_usage_error(NULL, "%s", b.mpi ? "--tuning and --algo mpi both given; expected one" : err);
     if (!b.mpi && !b.tuning && mring_ctx_create(MPI_COMM_WORLD, &c, b.timeout, &r.ctx, err, sizeof err) != MPI_SUCCESS)
         cli_usage_error(NULL, "%s", err);
-    int n = cli_sweep_sizes(NULL, &b.sweep, (int64_t)c.elsize, sizes, 4096);
+    int n = cli_sweep_sizes(NULL, &b.sweep, (int64_t)mring_dtype_size(r.t), sizes, 4096);
     for (int i = 0; b.tuning && i < n; i++) { /* every size has a configuration, before any output */
         mring_config_t tc;
         if (mring_tuning_pick(b.tuning, r.P, sizes[i], &tc, err, sizeof err))

@@ -16,7 +16,7 @@
  * `--fit-only` fits "bytes seconds" pairs read from stdin and prints the fit, without MPI (tests;
  * refitting saved measurements).
  */
-#include "cli.h"
+#include "args.h"
 #include "dtype.h"
 #include "units.h"
 

@@ -14,7 +14,7 @@
 #ifndef MRING_LIBMRING_H
 #define MRING_LIBMRING_H
 
-#include "algo.h"
+#include "config.h"
 #include "dtype.h"
 
 #include <mpi.h>
@@ -23,8 +23,9 @@
 typedef struct mring_ctx mring_ctx_t;
 
 /*
- * Create a context on comm (collective).  cfg gives algo, topo, rings, segment and dim_algo (its
- * count and elsize are ignored); cfg->topo.nranks must equal the size of comm.  timeout_s > 0 makes
+ * Create a context on comm (collective) for configuration cfg (config.h: algo, topo, rings,
+ * segment, dim_algo); each call gives its own count and type.  cfg->topo.nranks must equal the size
+ * of comm.  timeout_s > 0 makes
  * a call that does not finish in time abort the job (MPI_Abort) after printing the stuck operation.
  * Returns MPI_SUCCESS, or MPI_ERR_ARG with a one-line reason in err (the same on every rank).
  */
@@ -34,7 +35,8 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
 /*
  * Allreduce count elements of type t with op (collective over the context's communicator).
  * sendbuf == MPI_IN_PLACE: recvbuf holds the input.  avg divides by P once at the end.  The result
- * is bitwise identical on every rank.  Returns MPI_SUCCESS, or an MPI error code (memory, transport).
+ * is bitwise identical on every rank.  Returns MPI_SUCCESS, or an MPI error code: MPI_ERR_ARG for a
+ * negative count, an unknown type or op, or a segment below one element of t; memory, transport.
  */
 int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
                     mring_ctx_t *ctx);

@@ -1,6 +1,7 @@
 /* mpi_backend.c - the MPI transport of the interpreter and the libmring API (see libmring.h). */
 #include "libmring.h"
 
+#include "algo.h"
 #include "interp.h"
 #ifdef MRING_HAVE_CUDA
 #include "cuda_reduce.h"
@@ -197,8 +198,6 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
     MPI_Comm_rank(comm, &c->rank);
     MPI_Comm_size(comm, &c->size);
     c->cfg = *cfg;
-    c->cfg.count = 0;
-    c->cfg.elsize = 4;
     if (cfg->topo.nranks != c->size) {
         snprintf(err, errlen, "topology %s has %d ranks; the communicator has %d",
                  mring_topo_format(&cfg->topo, topo, sizeof topo), cfg->topo.nranks, c->size);
@@ -247,9 +246,10 @@ static int prepare(mring_ctx_t *c, int64_t count, size_t elsize)
     if (c->sched_count >= 0)
         mring_rank_sched_free(&c->sched);
     c->sched_count = -1;
-    c->cfg.count = count;
-    c->cfg.elsize = elsize;
-    if (mring_generate(&c->cfg, c->rank, &c->sched))
+    char err[256];
+    if (mring_call_check(&c->cfg, (mring_call_t){count, elsize}, err, sizeof err))
+        return MPI_ERR_ARG; /* a segment below one element of this type */
+    if (mring_generate(&c->cfg, (mring_call_t){count, elsize}, c->rank, &c->sched))
         return MPI_ERR_NO_MEM;
     c->sched_count = count;
     c->sched_elsize = elsize;

@@ -7,16 +7,16 @@
  * MPI_PROD, MPI_MIN or MPI_MAX runs the configured schedule; anything else (user-defined ops,
  * other types, inter-communicators) goes to PMPI_Allreduce unchanged.  Configuration from the
  * environment, read once: MRING_TOPO (default: the communicator size, a flat grid), MRING_ALGO
- * (default multiring), MRING_RINGS (default 1), MRING_SEGMENT (bytes), MRING_TUNING (a tuning file
- * from `mring tune`: its entry for the call's size in bytes decides algo, topo, rings, dim_algo and
- * segment; its rank count must match the communicator).  A configuration that does not fit the
+ * (default multiring), MRING_RINGS (default 1), MRING_DIM_ALGO (default ring), MRING_SEGMENT
+ * (bytes), read by the same function as the flags of `mring simulate` (mring_config_parse);
+ * MRING_TUNING (a tuning file from `mring tune`: its entry for the call's size in bytes decides
+ * algo, topo, rings, dim_algo and segment; its rank count must match the communicator).  A configuration that does not fit the
  * communicator (wrong rank count) falls through to PMPI_Allreduce; a bad or unfitting setting is
  * reported once, on rank 0 of MPI_COMM_WORLD, on stderr.  MRING_PMPI_STATS=1 prints, at
  * MPI_Finalize on rank 0, how many calls went through mring and how many passed through.
  */
 #include "libmring.h"
 #include "tuning.h"
-#include "units.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -29,8 +29,7 @@
 
 typedef struct comm_ctxs {
     int n;
-    char key[MAX_CTX][256]; /* the configuration each context was built for */
-    mring_ctx_t *ctx[MAX_CTX];
+    mring_ctx_t *ctx[MAX_CTX]; /* each knows the configuration it was built for */
 } comm_ctxs_t;
 
 static int keyval = MPI_KEYVAL_INVALID;
@@ -96,7 +95,6 @@ static int configure(int P, int64_t bytes, mring_config_t *c)
 {
     const char *s;
     char err[256], why[320];
-    mring_topo_t t;
     if (!tuning_loaded && (s = getenv("MRING_TUNING"))) {
         tuning_loaded = 1;
         if (!(tuning = mring_tuning_load(s, err, sizeof err))) {
@@ -113,30 +111,15 @@ static int configure(int P, int64_t bytes, mring_config_t *c)
         warn_once(why);
         return -1;
     }
-    char flat[16];
-    snprintf(flat, sizeof flat, "%d", P);
-    if (mring_topo_parse((s = getenv("MRING_TOPO")) ? s : flat, &t, err, sizeof err)) {
+    mring_config_fields_t f = {getenv("MRING_TOPO"), getenv("MRING_ALGO"), getenv("MRING_RINGS"),
+                               getenv("MRING_DIM_ALGO"), getenv("MRING_SEGMENT")};
+    mring_topo_t flat = mring_topo_flat(P);
+    if (mring_config_parse(&f, MRING_FIELDS_ENV, &flat, c, err, sizeof err)) {
         warn_once(err);
         return -1;
     }
-    mring_config_default(c, &t);
-    if ((s = getenv("MRING_ALGO")) && mring_algo_parse(s, &c->algo)) {
-        snprintf(why, sizeof why, "MRING_ALGO '%s' is unknown; expected one of %s", s, mring_algo_list());
-        warn_once(why);
-        return -1;
-    }
-    if ((s = getenv("MRING_RINGS")) && mring_rings_parse(s, &t, c->rings, err, sizeof err)) {
-        warn_once(err);
-        return -1;
-    }
-    if ((s = getenv("MRING_SEGMENT")) && mring_parse_size(s, &c->segment)) {
-        snprintf(why, sizeof why, "MRING_SEGMENT '%s' is not a size", s);
-        warn_once(why);
-        return -1;
-    }
-    if (t.nranks != P || mring_config_check(c, err, sizeof err)) {
-        if (t.nranks != P)
-            snprintf(err, sizeof err, "MRING_TOPO has %d ranks, a communicator %d", t.nranks, P);
+    if (c->topo.nranks != P) {
+        snprintf(err, sizeof err, "MRING_TOPO has %d ranks, a communicator %d", c->topo.nranks, P);
         warn_once(err);
         return -1;
     }
@@ -145,12 +128,9 @@ static int configure(int P, int64_t bytes, mring_config_t *c)
 
 static mring_ctx_t *context(MPI_Comm comm, const mring_config_t *c)
 {
-    char key[256], topo[64], rings[64], err[256];
+    char err[256];
     comm_ctxs_t *cc;
     int found = 0;
-    snprintf(key, sizeof key, "%d/%s/%s/%lld/%d%d%d%d", (int)c->algo, mring_topo_format(&c->topo, topo, sizeof topo),
-             mring_rings_format(c, rings, sizeof rings), (long long)c->segment, c->dim_algo[0], c->dim_algo[1],
-             c->dim_algo[2], c->dim_algo[3]);
     if (keyval == MPI_KEYVAL_INVALID &&
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_ctxs, &keyval, NULL) != MPI_SUCCESS)
         return NULL;
@@ -161,11 +141,10 @@ static mring_ctx_t *context(MPI_Comm comm, const mring_config_t *c)
         MPI_Comm_set_attr(comm, keyval, cc);
     }
     for (int i = 0; i < cc->n; i++)
-        if (!strcmp(cc->key[i], key))
+        if (mring_config_equal(mring_ctx_config(cc->ctx[i]), c))
             return cc->ctx[i];
     if (cc->n == MAX_CTX || mring_ctx_create(comm, c, 0, &cc->ctx[cc->n], err, sizeof err) != MPI_SUCCESS)
         return NULL;
-    snprintf(cc->key[cc->n], sizeof cc->key[0], "%s", key);
     return cc->ctx[cc->n++];
 }
 

@@ -1,77 +1,11 @@
 /*
- * cli.h - what the `mring` subcommands share: error reporting (one line on
- * stderr, exit status 2 for bad input), option-value parsers and the options
- * that describe an allreduce configuration.
+ * cli.h - what the `mring` subcommands share beyond cli/args.h: SimGrid's --cfg options, loading a
+ * platform, and the subcommands themselves (one cli_*.c file each).
  */
 #ifndef MRING_CLI_H
 #define MRING_CLI_H
 
-#include "algo.h"
-#include "dtype.h"
-#include "report.h"
-
-#include <getopt.h>
-#include <stdint.h>
-
-/* For other programs (mring-bench): the name in messages, silent = 1 to print nothing (MPI ranks
- * other than 0), and a hook run before exit (MPI_Finalize). */
-void cli_set_program(const char *name, int silent, void (*hook)(int status));
-
-/* Print "mring CMD: message" on stderr and exit with status 2 (bad input). */
-_Noreturn void cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Print "mring CMD: message" on stderr and exit with status 1 (run-time failure). */
-_Noreturn void cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* getopt_long with opterr off: unknown or incomplete options become a usage error naming them. */
-int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts, const struct option *longopts);
-
-/* Value parsers: exit 2 naming the flag and the bad value. */
-int64_t cli_size(const char *cmd, const char *flag, const char *s);   /* K/M/G powers of two */
-int64_t cli_int64(const char *cmd, const char *flag, const char *s);  /* a non-negative integer */
-int cli_int(const char *cmd, const char *flag, const char *s, int lo, int hi);
-double cli_double(const char *cmd, const char *flag, const char *s, double lo);
-
-/* The configuration flags: --topo --algo --rings --segment --type --dim-algo. */
-typedef struct cli_conf {
-    const char *topo_s, *algo_s, *rings_s, *type_s, *segment_s, *dim_algo_s;
-} cli_conf_t;
-
-/* Handle a configuration flag (returns 1 if opt was one). */
-int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg);
-
-/* The configuration options, to splice into a getopt_long table; values >= 1000. */
-enum { OPT_TOPO = 1000, OPT_ALGO, OPT_RINGS, OPT_SEGMENT, OPT_TYPE, OPT_DIM_ALGO, OPT_CFG, OPT_FIRST_FREE };
-#define CLI_CONF_OPTIONS                                                                                         \
-    {"topo", required_argument, 0, OPT_TOPO}, {"algo", required_argument, 0, OPT_ALGO},                          \
-        {"rings", required_argument, 0, OPT_RINGS}, {"segment", required_argument, 0, OPT_SEGMENT},              \
-        {"type", required_argument, 0, OPT_TYPE}, {"dim-algo", required_argument, 0, OPT_DIM_ALGO}
-
-/* Help text of the configuration options. */
-extern const char cli_conf_help[];
-
-/* Build the configuration (count 0); algo_s may be "all" only when allow_all (then algo = multiring and
- * *all = 1). Exits 2 on bad input. */
-void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *all, mring_config_t *c,
-                    mring_dtype_t *dtype);
-
-/* Check c (with its count) and exit 2 naming the bad value if the algorithm refuses it. */
-void cli_conf_check(const char *cmd, const mring_config_t *c);
-
-/* The size sweep flags of nccl-tests: -b MIN -e MAX with -f FACTOR or -i STEP (default 32M..32M, x2). */
-typedef struct cli_sweep {
-    int64_t minb, maxb, step;
-    double factor;
-    const char *min_s, *max_s, *factor_s;
-} cli_sweep_t;
-#define CLI_SWEEP_OPTIONS                                                                                        \
-    {"minbytes", required_argument, 0, 'b'}, {"maxbytes", required_argument, 0, 'e'},                            \
-        {"stepfactor", required_argument, 0, 'f'}, {"stepbytes", required_argument, 0, 'i'}
-cli_sweep_t cli_sweep_default(void);
-/* Handle -b/-e/-f/-i (returns 1 if opt was one); exits 2 on a bad value. */
-int cli_sweep_opt(const char *cmd, cli_sweep_t *sw, int opt, const char *arg);
-/* The sizes, each rounded down to whole elements of elsize bytes, without repeats; at most `max`.
- * Exits 2 when -e < -b or both -f and -i were given.  Returns how many. */
-int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int64_t *out, int max);
+#include "args.h"
 
 /* ---- the SimGrid commands (cli_sg.c, built with SimGrid) ---- */
 #define CLI_MAX_CFGS 64

@@ -39,7 +39,7 @@ static void help(void)
            "  --method M        closed: the closed form; walk: walk every rank's schedule (exact for\n"
            "                    --segment pipelining).  Default: closed, walk when --segment is set\n"
            "  --format F        table (default), csv or json\n",
-           cli_conf_help);
+           cli_conf_help());
 }
 
 enum { OPT_LINKS = OPT_FIRST_FREE, OPT_GAMMA, OPT_OP, OPT_INPLACE, OPT_METHOD, OPT_FORMAT, OPT_PLATFORM };
@@ -131,8 +131,9 @@ int cmd_model(int argc, char **argv)
     if (method_s && strcmp(method_s, "closed") && strcmp(method_s, "walk"))
         cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", method_s);
     walk = method_s ? !strcmp(method_s, "walk") : c.segment > 0;
-    cli_conf_check(cmd, &c);
-    nsizes = cli_sweep_sizes(cmd, &sweep, (int64_t)c.elsize, sizes, 4096);
+    size_t elsize = mring_dtype_size(dtype);
+    cli_conf_check(cmd, &c, elsize);
+    nsizes = cli_sweep_sizes(cmd, &sweep, (int64_t)elsize, sizes, 4096);
     mring_topo_format(&c.topo, topo, sizeof topo);
     mring_rings_format(&c, rings, sizeof rings);
     snprintf(title, sizeof title, "mring model: %s on %s (%d ranks), rings %s, links %s%s%s, %s, %s%s", mring_algo_name(c.algo),
@@ -146,10 +147,10 @@ int cmd_model(int argc, char **argv)
         mring_row_t row = {.source = "model", .algo = mring_algo_name(c.algo), .topo = topo, .rings = rings,
                            .ranks = c.topo.nranks, .type = mring_dtype_name(dtype), .redop = mring_redop_name(op)};
         double t;
-        c.count = sizes[i] / (int64_t)c.elsize;
-        row.count = c.count;
+        mring_call_t k = {sizes[i] / (int64_t)elsize, elsize};
+        row.count = k.count;
         row.size = sizes[i];
-        t = walk ? mring_cost_walk(&c, &p, inplace) : mring_cost_closed(&c, &p, inplace);
+        t = walk ? mring_cost_walk(&c, k, &p, inplace) : mring_cost_closed(&c, k, &p, inplace);
         if (t < 0)
             cli_fail(cmd, "the model could not evaluate %s at %lld bytes (out of memory)", mring_algo_name(c.algo),
                      (long long)row.size);

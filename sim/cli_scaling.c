@@ -43,7 +43,7 @@ static void help(void)
            "  --plot FILE.png   also draw efficiency against GPUs for this configuration, ring,\n"
            "                    rabenseifner and hier, all against this configuration's one node (gnuplot)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n",
-           cli_conf_help);
+           cli_conf_help());
 }
 
 enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_WORKLOAD, OPT_BATCH, OPT_GPUS, OPT_BUCKET, OPT_OVERLAP, OPT_INFLIGHT,
@@ -141,24 +141,33 @@ static void default_gpus(const mring_platform_t *pf, scaling_cli_t *o)
     o->gpus[o->ngpus++] = pf->nranks;
 }
 
-int scaling_sweep(const mring_platform_t *pf, const mring_scaling_opts_t *so, const scaling_cli_t *o,
-                  mring_step_t *base, mring_step_t *steps, char *err, size_t errlen)
+/* --plot: the command line's configuration and ring, rabenseifner and hier (those that refuse a count
+ * draw no line), all against the configuration's one-node iteration. */
+static void plot(const char *cmd, const mring_platform_t *pf, const mring_scaling_opts_t *so, const scaling_cli_t *o,
+                 const mring_step_t *base, const mring_step_t *steps)
 {
-    int rc, own = base->gpus == 0;
-    for (int i = 0; i < o->ngpus; i++) {
-        if ((rc = mring_scaling_step(pf, so, o->gpus[i], &steps[i], err, errlen))) {
-            char why[1024];
-            snprintf(why, sizeof why, "%s", err);
-            snprintf(err, errlen, "--gpus %d: %s", o->gpus[i], why);
-            return rc;
-        }
-        if (own && o->gpus[i] == o->node)
-            *base = steps[i];
+    static const mring_algo_t others[] = {MRING_ALGO_RING, MRING_ALGO_RABENSEIFNER, MRING_ALGO_HIER};
+    enum { NOTHERS = sizeof others / sizeof *others };
+    scaling_series_t series[1 + NOTHERS] = {{mring_algo_name(so->proto->algo), steps}};
+    mring_step_t *alt_steps[NOTHERS];
+    char err[1024];
+    for (int k = 0; k < NOTHERS; k++) {
+        mring_config_t c;
+        mring_scaling_opts_t alt = *so;
+        mring_step_t b = *base;
+        mring_config_default(&c, &so->proto->topo);
+        c.algo = others[k];
+        alt.proto = &c;
+        alt.tuning = NULL;
+        if (!(alt_steps[k] = calloc((size_t)o->ngpus, sizeof *alt_steps[k])))
+            cli_fail(cmd, "out of memory");
+        series[k + 1] = (scaling_series_t){mring_algo_name(c.algo), alt_steps[k]};
+        if (mring_scaling_sweep(pf, &alt, o->gpus, o->ngpus, o->node, &b, alt_steps[k], err, sizeof err))
+            series[k + 1].steps = NULL;
     }
-    if (base->gpus == 0 && (rc = mring_scaling_step(pf, so, o->node, base, err, errlen)))
-        return rc;
-    mring_scaling_efficiency(steps, o->ngpus, base);
-    return 0;
+    scaling_plot(cmd, so, o, series, 1 + NOTHERS);
+    for (int k = 0; k < NOTHERS; k++)
+        free(alt_steps[k]);
 }
 
 /* The configuration: flags, tuning file, options of the sweep. */
@@ -193,11 +202,11 @@ int cmd_scaling(int argc, char **argv)
     setup(cmd, &pf, &cc, &o, &c, &tuning);
     mring_scaling_opts_t so = {.w = &w, .batch = o.batch_s ? cli_int(cmd, "--batch", o.batch_s, 1, 1 << 20) : w.default_batch,
                                .bucket_bytes = o.bucket, .overlap = o.overlap, .inflight = o.inflight, .proto = &c,
-                               .tuning = tuning};
+                               .elsize = mring_dtype_size(o.dtype), .tuning = tuning};
     mring_step_t *steps = calloc((size_t)o.ngpus, sizeof *steps), base = {0};
     if (!steps)
         cli_fail(cmd, "out of memory");
-    if ((rc = scaling_sweep(&pf, &so, &o, &base, steps, err, sizeof err)))
+    if ((rc = mring_scaling_sweep(&pf, &so, o.gpus, o.ngpus, o.node, &base, steps, err, sizeof err)))
         (rc == 2 ? cli_usage_error : cli_fail)(cmd, "%s", err);
     if (o.fmt == MRING_FMT_TABLE)
         scaling_print_table(&so, &o, &pf, steps);
@@ -206,7 +215,7 @@ int cmd_scaling(int argc, char **argv)
     else if (scaling_print_json(&so, &o, steps))
         cli_fail(cmd, "writing the report failed");
     if (o.plot)
-        scaling_plot(cmd, &pf, &so, &o, &base, steps);
+        plot(cmd, &pf, &so, &o, &base, steps);
     free(steps);
     mring_tuning_free(tuning);
     mring_workload_free(&w);

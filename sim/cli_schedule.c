@@ -1,6 +1,8 @@
 /* cli_schedule.c - `mring schedule`: print one rank's schedule. */
 #include "cli.h"
 
+#include "algo.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,7 +14,7 @@ static void help(void)
            "AG allgather, RED reduce, BC broadcast, EX exchange), dimension and step.\n\n%s"
            "  --count N         elements per rank (required)\n"
            "  --rank r          the rank to print (required)\n",
-           cli_conf_help);
+           cli_conf_help());
 }
 
 int cmd_schedule(int argc, char **argv)
@@ -44,10 +46,10 @@ int cmd_schedule(int argc, char **argv)
         cli_usage_error(cmd, "--count is required (elements per rank)");
     if (!rank_s)
         cli_usage_error(cmd, "--rank is required");
-    c.count = cli_int64(cmd, "--count", count_s);
+    mring_call_t k = {cli_int64(cmd, "--count", count_s), mring_dtype_size(dtype)};
     rank = cli_int(cmd, "--rank", rank_s, 0, c.topo.nranks - 1);
-    cli_conf_check(cmd, &c);
-    if (mring_generate(&c, rank, &rs))
+    cli_conf_check(cmd, &c, k.elsize);
+    if (mring_generate(&c, k, rank, &rs))
         cli_fail(cmd, "out of memory generating rank %d's schedule", rank);
     mring_rank_sched_print(&rs, stdout);
     mring_rank_sched_free(&rs);

@@ -28,7 +28,7 @@ static void help(void)
            "                    rank, one thread per ring (open it in ui.perfetto.dev or chrome://tracing)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable); the defaults are network/model:CM02 and\n"
            "                    network/crosstraffic:0 (DESIGN.md section 4)\n",
-           cli_conf_help);
+           cli_conf_help());
 }
 
 enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OP, OPT_INPLACE, OPT_FORMAT, OPT_BREAKDOWN, OPT_TRACE };
@@ -110,8 +110,9 @@ int cmd_simulate(int argc, char **argv)
     cli_platform_load(cmd, &o.cfgs, o.platform, &pf);
     cli_platform_topo(cmd, &pf, &cc, topo, sizeof topo);
     cli_conf_build(cmd, &cc, 0, NULL, &c, &dtype);
-    cli_conf_check(cmd, &c);
-    nsizes = cli_sweep_sizes(cmd, &o.sweep, (int64_t)c.elsize, sizes, 4096);
+    size_t elsize = mring_dtype_size(dtype);
+    cli_conf_check(cmd, &c, elsize);
+    nsizes = cli_sweep_sizes(cmd, &o.sweep, (int64_t)elsize, sizes, 4096);
     mring_topo_format(&c.topo, topo, sizeof topo);
     mring_rings_format(&c, rings, sizeof rings);
     snprintf(title, sizeof title, "mring simulate: %s on %s (%d ranks), rings %s, platform %s, %s%s",
@@ -127,8 +128,8 @@ int cmd_simulate(int argc, char **argv)
                            .ranks = c.topo.nranks, .size = sizes[i], .type = mring_dtype_name(dtype),
                            .redop = mring_redop_name(o.op)};
         int last = i == nsizes - 1;
-        c.count = row.count = sizes[i] / (int64_t)c.elsize;
-        if ((rc = mring_simulate(&pf, &c, o.inplace, o.trace && last, &res, err, sizeof err)))
+        mring_call_t k = {row.count = sizes[i] / (int64_t)elsize, elsize};
+        if ((rc = mring_simulate(&pf, &c, k, o.inplace, o.trace && last, &res, err, sizeof err)))
             cli_fail(cmd, "%s at %lld bytes: %s", mring_algo_name(c.algo), (long long)sizes[i], err);
         row.time_us = res.time * 1e6;
         if (o.breakdown) {

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static void help(void)
@@ -68,75 +67,25 @@ static void parse(const char *cmd, int argc, char **argv, tune_opts_t *o)
         cli_usage_error(cmd, "--platform is required (e.g. --platform platforms/minsky-64.xml)");
 }
 
-static void describe(const mring_config_t *c, char *buf, size_t len)
-{
-    char topo[64], rings[64];
-    size_t used = (size_t)snprintf(buf, len, "%s %s rings %s", mring_algo_name(c->algo),
-                                   mring_topo_format(&c->topo, topo, sizeof topo), mring_rings_format(c, rings, sizeof rings));
-    if (c->dim_algo[0] == MRING_DIM_RABENSEIFNER && used < len)
-        used += (size_t)snprintf(buf + used, len - used, " halving");
-    if (c->segment && used < len)
-        snprintf(buf + used, len - used, " seg %lldK", (long long)(c->segment >> 10));
-}
-
 static void print_row(const mring_tune_size_t *s, int P)
 {
-    char d[160];
-    describe(&s->best.c, d, sizeof d);
-    printf("  %12lld  %-40s %11.2f %8.2f %8.2fx %8.2fx\n", (long long)s->size, d, s->best.time * 1e6,
+    char d[256];
+    mring_config_describe(&s->best.c, d, sizeof d);
+    printf("  %12lld  %-64s %11.2f %8.2f %8.2fx %8.2fx\n", (long long)s->size, d, s->best.time * 1e6,
            mring_busbw_gbps(s->size, s->best.time * 1e6, P), s->best.time > 0 ? s->ring_time / s->best.time : 1.0,
            s->best.time > 0 ? s->rabenseifner_time / s->best.time : 1.0);
     fflush(stdout);
 }
 
-/* One size's outcome, as a worker sends it. */
-typedef struct record {
-    int rc;
-    char err[512];
-    mring_tune_size_t res;
-} record_t;
-
-static int read_full(int fd, void *buf, size_t len)
+/* Print each size's row as it comes in, and on a terminal what is being tuned next. */
+static void row_done(int i, const mring_tune_size_t *s, void *arg)
 {
-    for (size_t got = 0; got < len;) {
-        ssize_t r = read(fd, (char *)buf + got, len - got);
-        if (r <= 0)
-            return -1;
-        got += (size_t)r;
-    }
-    return 0;
-}
-
-/* Fork a worker that tunes sizes k, k + jobs, ... (its own copy of the loaded SimGrid platform) and
- * writes one record per size to the returned pipe.  Sizes are independent simulations: the workers
- * use the machine's cores. */
-static int spawn_worker(mring_tune_t *t, const int64_t *sizes, int n, int k, int jobs)
-{
-    int fd[2];
-    if (pipe(fd))
-        return -1;
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        close(fd[0]);
-        for (int i = k; i < n; i += jobs) {
-            static record_t rec;
-            memset(&rec, 0, sizeof rec);
-            rec.rc = mring_tune_size(t, sizes[i], &rec.res, rec.err, sizeof rec.err);
-            for (size_t put = 0; put < sizeof rec;) {
-                ssize_t w = write(fd[1], (char *)&rec + put, sizeof rec - put);
-                if (w <= 0)
-                    _exit(1);
-                put += (size_t)w;
-            }
-            if (rec.rc)
-                break;
-        }
-        _exit(0);
-    }
-    close(fd[1]);
-    return fd[0];
+    const int *P_n = arg;
+    if (isatty(2))
+        fprintf(stderr, "\r\033[K");
+    print_row(s, P_n[0]);
+    if (isatty(2) && i + 1 < P_n[1])
+        fprintf(stderr, "\rtune: size %d/%d...", i + 2, P_n[1]);
 }
 
 int cmd_tune(int argc, char **argv)
@@ -161,32 +110,14 @@ int cmd_tune(int argc, char **argv)
     printf("# mring tune: platform %s, %d ranks (natural topology %s), %s, %d candidate configurations\n",
            o.platform, pf.nranks, mring_topo_format(&pf.topo, topo, sizeof topo), mring_dtype_name(dtype),
            mring_tune_ncandidates(t));
-    printf("# %12s  %-40s %11s %8s %9s %9s\n#%14s  %-40s %11s %8s %9s %9s\n", "size", "best configuration",
+    printf("# %12s  %-64s %11s %8s %9s %9s\n#%14s  %-64s %11s %8s %9s %9s\n", "size", "best configuration",
            "time", "busbw", "vs ring", "vs raben.", "(B)", "", "(us)", "(GB/s)", "", "");
     fflush(stdout);
-    int jobs = o.jobs > 0 ? o.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int fds[64];
-    jobs = jobs < 1 ? 1 : jobs > n ? n : jobs > 64 ? 64 : jobs;
-    for (int k = 0; k < jobs; k++)
-        if ((fds[k] = spawn_worker(t, sizes, n, k, jobs)) < 0)
-            cli_fail(cmd, "cannot start tuning worker %d", k);
-    for (int i = 0; i < n; i++) { /* worker i % jobs sends its sizes in order */
-        record_t rec;
-        if (isatty(2))
-            fprintf(stderr, "\rtune: size %d/%d (%lld bytes)...", i + 1, n, (long long)sizes[i]);
-        if (read_full(fds[i % jobs], &rec, sizeof rec))
-            cli_fail(cmd, "tuning worker %d stopped before %lld bytes", i % jobs, (long long)sizes[i]);
-        if (rec.rc)
-            cli_fail(cmd, "tuning %lld bytes: %s", (long long)sizes[i], rec.err);
-        res[i] = rec.res;
-        if (isatty(2))
-            fprintf(stderr, "\r\033[K");
-        print_row(&res[i], pf.nranks);
-    }
-    for (int k = 0; k < jobs; k++) {
-        close(fds[k]);
-        wait(NULL);
-    }
+    int jobs = o.jobs > 0 ? o.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN), P_n[2] = {pf.nranks, n};
+    if (isatty(2))
+        fprintf(stderr, "tune: size 1/%d...", n);
+    if (mring_tune_sweep(t, sizes, n, jobs, res, row_done, P_n, err, sizeof err))
+        cli_fail(cmd, "%s", err);
     if (o.out && mring_tune_write_file(o.out, o.platform, res, n, pf.nranks, mring_dtype_name(dtype), err, sizeof err))
         cli_fail(cmd, "%s", err);
     if (o.plot && mring_tune_plot(o.plot, res, n, pf.nranks, err, sizeof err))

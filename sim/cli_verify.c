@@ -1,6 +1,7 @@
 /* cli_verify.c - `mring verify`: prove schedules correct for a list of counts. */
 #include "cli.h"
 
+#include "algo.h"
 #include "verify.h"
 
 #include <stdio.h>
@@ -18,7 +19,7 @@ static void help(void)
            "Exit status 0 if all hold, 1 if any fails (named).\n\n%s"
            "  --algo all        every algorithm (those that run one stream get --rings 1)\n"
            "  --count LIST      elements per rank, comma-separated (required)\n",
-           cli_conf_help);
+           cli_conf_help());
 }
 
 static void human(double bytes, char *buf, size_t len)
@@ -32,17 +33,17 @@ static void human(double bytes, char *buf, size_t len)
     snprintf(buf, len, i ? "%.3g %s" : "%.0f %s", bytes, u[i]);
 }
 
-static int verify_one(const char *cmd, mring_config_t *c, int forced_one)
+static int verify_one(const char *cmd, const mring_config_t *c, mring_call_t k, int forced_one)
 {
     mring_verify_result_t res;
     char rings[128], b[32], line[512];
     size_t used;
-    int rc = mring_verify(c, &res);
+    int rc = mring_verify(c, k, &res);
     if (rc < 0)
-        cli_fail(cmd, "out of memory verifying %s with count %lld", mring_algo_name(c->algo), (long long)c->count);
+        cli_fail(cmd, "out of memory verifying %s with count %lld", mring_algo_name(c->algo), (long long)k.count);
     mring_rings_format(c, rings, sizeof rings);
     used = (size_t)snprintf(line, sizeof line, "%-4s  %-12s rings %-7s%s count %-11lld", rc ? "FAIL" : "ok",
-                            mring_algo_name(c->algo), rings, forced_one ? "*" : " ", (long long)c->count);
+                            mring_algo_name(c->algo), rings, forced_one ? "*" : " ", (long long)k.count);
     if (rc) {
         printf("%s %s\n", line, res.msg);
         return 1;
@@ -98,29 +99,29 @@ int cmd_verify(int argc, char **argv)
             break;
         p = comma + 1;
     }
-    for (int a = 0; a < MRING_NALGOS; a++) {
+    for (int a = 0; a < mring_algo_count(); a++) {
         mring_config_t c = base;
         char err[256];
         int forced = 0;
         if (all)
-            c.algo = (mring_algo_t)a;
+            c.algo = a;
         else if (a > 0)
             break;
-        if (mring_config_check(&c, err, sizeof err)) {
+        if (mring_config_check(&c, err, sizeof err) ||
+            mring_call_check(&c, (mring_call_t){0, mring_dtype_size(dtype)}, err, sizeof err)) {
             if (!all)
                 cli_usage_error(cmd, "%s", err);
             for (int i = 0; i < c.topo.ndims; i++)
                 c.rings[i] = 1;
             forced = 1;
-            cli_conf_check(cmd, &c);
+            cli_conf_check(cmd, &c, mring_dtype_size(dtype));
         }
         if (a == 0 || !all)
             printf("# mring verify: topology %s (%d ranks), %s (%zu bytes per element)%s\n",
-                   mring_topo_format(&c.topo, topo, sizeof topo), c.topo.nranks, mring_dtype_name(dtype), c.elsize,
+                   mring_topo_format(&c.topo, topo, sizeof topo), c.topo.nranks, mring_dtype_name(dtype), mring_dtype_size(dtype),
                    all ? "; * = verified with --rings 1" : "");
         for (int i = 0; i < ncounts; i++) {
-            c.count = counts[i];
-            failures += verify_one(cmd, &c, forced);
+            failures += verify_one(cmd, &c, (mring_call_t){counts[i], mring_dtype_size(dtype)}, forced);
             fflush(stdout);
         }
     }

@@ -12,16 +12,13 @@ static int bucket_config(const mring_scaling_opts_t *o, const mring_topo_t *t, i
 {
     char why[256];
     int tuned = 0;
-    if (o->tuning && mring_tuning_pick(o->tuning, t->nranks, elements * (int64_t)o->proto->elsize, c, why,
-                                       sizeof why) == 0) {
-        c->elsize = o->proto->elsize;
+    if (o->tuning && mring_tuning_pick(o->tuning, t->nranks, elements * (int64_t)o->elsize, c, why, sizeof why) == 0) {
         tuned = 1;
     } else { /* no entry for this rank count or size: the command line's configuration */
         *c = *o->proto;
         c->topo = *t;
     }
-    c->count = elements;
-    if (mring_config_check(c, why, sizeof why)) {
+    if (mring_config_check(c, why, sizeof why) || mring_call_check(c, (mring_call_t){elements, o->elsize}, why, sizeof why)) {
         char g[64];
         snprintf(err, errlen, "%s on %s (%d GPUs): %s", mring_algo_name(c->algo), mring_topo_format(t, g, sizeof g),
                  t->nranks, why);
@@ -68,7 +65,7 @@ static int check_size(const mring_scaling_opts_t *o, const mring_topo_t *t, cons
     long alive = 0, flight = o->inflight > 0 && o->inflight < n ? o->inflight : n;
     for (int i = 0; i < n; i++) {
         alive = (long)mring_config_nstreams(&cs[i]) > alive ? mring_config_nstreams(&cs[i]) : alive;
-        if (cs[i].segment && !warned && b[i].elements * (int64_t)cs[i].elsize / t->nranks / cs[i].segment > 4096) {
+        if (cs[i].segment && !warned && b[i].elements * (int64_t)o->elsize / t->nranks / cs[i].segment > 4096) {
             fprintf(stderr, "mring scaling: --segment %lld cuts each block into thousands of pieces; the simulation "
                     "slows down with the square of that (minutes)\n", (long long)cs[i].segment);
             warned = 1;
@@ -89,7 +86,7 @@ static int simulate_buckets(const mring_platform_t *pf, const mring_scaling_opts
                             mring_step_t *s, char *err, size_t errlen)
 {
     mring_bucket_t *b = NULL;
-    int n = mring_workload_buckets(o->w, o->bucket_bytes, o->proto->elsize, &b), rc = -1;
+    int n = mring_workload_buckets(o->w, o->bucket_bytes, o->elsize, &b), rc = -1;
     mring_config_t *cs = n > 0 ? calloc((size_t)n, sizeof *cs) : NULL;
     mring_sim_coll_t *run = n > 0 ? calloc((size_t)n, sizeof *run) : NULL;
     if (!cs || !run) {
@@ -104,7 +101,7 @@ static int simulate_buckets(const mring_platform_t *pf, const mring_scaling_opts
             goto out;
         }
         s->tuned += tuned;
-        run[i] = (mring_sim_coll_t){&cs[i], o->overlap ? b[i].ready_frac * s->backward_s : s->backward_s, 0};
+        run[i] = (mring_sim_coll_t){&cs[i], {b[i].elements, o->elsize}, o->overlap ? b[i].ready_frac * s->backward_s : s->backward_s, 0};
     }
     if ((rc = check_size(o, t, cs, b, n, err, errlen)) || (rc = mring_simulate_concurrent(pf, run, n, o->inflight, 1, err, errlen)))
         goto out;
@@ -148,4 +145,24 @@ void mring_scaling_efficiency(mring_step_t *steps, int n, const mring_step_t *ba
 {
     for (int i = 0; i < n; i++)
         steps[i].efficiency = base->iter_s / steps[i].iter_s;
+}
+
+int mring_scaling_sweep(const mring_platform_t *pf, const mring_scaling_opts_t *o, const int *gpus, int n, int node,
+                        mring_step_t *base, mring_step_t *steps, char *err, size_t errlen)
+{
+    int rc, own = base->gpus == 0;
+    for (int i = 0; i < n; i++) {
+        if ((rc = mring_scaling_step(pf, o, gpus[i], &steps[i], err, errlen))) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", err);
+            snprintf(err, errlen, "--gpus %d: %s", gpus[i], why);
+            return rc;
+        }
+        if (own && gpus[i] == node)
+            *base = steps[i];
+    }
+    if (base->gpus == 0 && (rc = mring_scaling_step(pf, o, node, base, err, errlen)))
+        return rc;
+    mring_scaling_efficiency(steps, n, base);
+    return 0;
 }

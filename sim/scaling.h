@@ -38,7 +38,8 @@ typedef struct mring_scaling_opts {
     int64_t bucket_bytes;      /* bucket cap; 0 = one fused allreduce */
     int overlap;               /* allreduce during backward */
     int inflight;              /* allreduces in flight per GPU: 1 = in order on one stream (NCCL), 0 = no limit */
-    const mring_config_t *proto; /* algo, rings, dim_algo, segment, elsize; topo = the full platform's grid */
+    const mring_config_t *proto; /* algo, rings, dim_algo, segment; topo = the full platform's grid */
+    size_t elsize;               /* bytes per gradient element */
     const mring_tuning_t *tuning; /* or NULL: per bucket size, where its rank count matches */
 } mring_scaling_opts_t;
 
@@ -53,5 +54,14 @@ int mring_scaling_step(const mring_platform_t *pf, const mring_scaling_opts_t *o
 
 /* Scaling efficiency of every step against the one-node step `base`: base->iter_s / step->iter_s. */
 void mring_scaling_efficiency(mring_step_t *steps, int n, const mring_step_t *base);
+
+/*
+ * Steps of every GPU count gpus[0..n-1] (into steps[i]) with their efficiency against *base: the
+ * one-node (`node` GPUs) step of o's configuration when base->gpus == 0 (then filled in, from the
+ * sweep when it has that count), else the given step (one baseline for several lines of a plot).
+ * Returns 0, or the failing step's code (mring_scaling_step) with err naming its GPU count.
+ */
+int mring_scaling_sweep(const mring_platform_t *pf, const mring_scaling_opts_t *o, const int *gpus, int n, int node,
+                        mring_step_t *base, mring_step_t *steps, char *err, size_t errlen);
 
 #endif

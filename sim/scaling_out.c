@@ -43,7 +43,7 @@ void scaling_print_table(const mring_scaling_opts_t *so, const scaling_cli_t *o,
     char topo[64], words[512], cap[32];
     mring_topo_format(&so->proto->topo, topo, sizeof topo);
     printf("# mring scaling: %s (%lld parameters, %.1f MiB of %s gradients), batch %d per GPU, overlap %s\n",
-           w->name, (long long)w->parameters, (double)w->parameters * (double)so->proto->elsize / (1 << 20),
+           w->name, (long long)w->parameters, (double)w->parameters * (double)so->elsize / (1 << 20),
            mring_dtype_name(o->dtype), so->batch, so->overlap ? "on" : "off");
     printf("# %s\n", so->bucket_bytes ? (snprintf(words, sizeof words, "buckets of at least %s (DDP's rule)",
                                                    bytes_h(so->bucket_bytes, cap, sizeof cap)), words)
@@ -123,22 +123,22 @@ int scaling_print_json(const mring_scaling_opts_t *so, const scaling_cli_t *o, c
 
 /* ---- --plot: efficiency against GPUs, one baseline for every line ---- */
 
-#define NSERIES 4
+#define MAX_SERIES 8
 typedef struct plot_data {
-    const char *title[NSERIES];
-    mring_step_t *steps[NSERIES];
-    int n, batch, node;
+    const scaling_series_t *series;
+    int nseries, n, batch, node;
     const char *workload, *platform, *main_algo;
 } plot_data_t;
 
 static int plot_data(FILE *f, void *arg)
 {
     const plot_data_t *p = arg;
-    for (int k = 0; k < NSERIES; k++) {
-        fprintf(f, "# %s\n", p->title[k]);
-        for (int i = 0; p->steps[k] && i < p->n; i++)
-            if (p->steps[k][i].iter_s > 0)
-                fprintf(f, "%d %g\n", p->steps[k][i].gpus, 100 * p->steps[k][i].efficiency);
+    for (int k = 0; k < p->nseries; k++) {
+        const mring_step_t *st = p->series[k].steps;
+        fprintf(f, "# %s\n", p->series[k].title);
+        for (int i = 0; st && i < p->n; i++)
+            if (st[i].iter_s > 0)
+                fprintf(f, "%d %g\n", st[i].gpus, 100 * st[i].efficiency);
         fprintf(f, "\n\n");
     }
     return 0;
@@ -150,38 +150,22 @@ static void plot_script(FILE *g, const char *data, void *arg)
     fprintf(g, "set logscale x 2\nset xlabel 'GPUs'\nset ylabel 'images/s per GPU against one node of %d with %s (%%)'\n"
                "set key left bottom\nset grid\nset title 'mring scaling: %s, batch %d per GPU, on %s (simulated)'\nplot ",
             p->node, p->main_algo, p->workload, p->batch, p->platform);
-    for (int k = 0; k < NSERIES; k++)
-        fprintf(g, "%s'%s' index %d using 1:2 with linespoints title '%s'", k ? ", " : "", data, k, p->title[k]);
+    for (int k = 0; k < p->nseries; k++)
+        fprintf(g, "%s'%s' index %d using 1:2 with linespoints title '%s'", k ? ", " : "", data, k, p->series[k].title);
     fprintf(g, "\n");
 }
 
-void scaling_plot(const char *cmd, const mring_platform_t *pf, const mring_scaling_opts_t *so, const scaling_cli_t *o,
-                  const mring_step_t *base, mring_step_t *steps)
+void scaling_plot(const char *cmd, const mring_scaling_opts_t *so, const scaling_cli_t *o, const scaling_series_t *series,
+                  int n)
 {
-    static const mring_algo_t others[] = {MRING_ALGO_RING, MRING_ALGO_RABENSEIFNER, MRING_ALGO_HIER};
     const char *file = strrchr(o->platform, '/');
-    plot_data_t p = {{mring_algo_name(so->proto->algo)}, {steps}, o->ngpus, so->batch, o->node, so->w->name,
-                     file ? file + 1 : o->platform, mring_algo_name(so->proto->algo)};
-    char err[1024];
-    for (int k = 1; k < NSERIES; k++) {
-        mring_config_t c;
-        mring_config_default(&c, &so->proto->topo);
-        c.algo = others[k - 1];
-        c.elsize = so->proto->elsize;
-        mring_scaling_opts_t alt = *so;
-        alt.proto = &c;
-        alt.tuning = NULL;
-        p.title[k] = mring_algo_name(c.algo);
-        if (!(p.steps[k] = calloc((size_t)o->ngpus, sizeof *p.steps[k])))
-            cli_fail(cmd, "out of memory");
-        mring_step_t b = *base;
-        if (scaling_sweep(pf, &alt, o, &b, p.steps[k], err, sizeof err)) /* a count it refuses: no line */
-            memset(p.steps[k], 0, (size_t)o->ngpus * sizeof *p.steps[k]);
-    }
+    plot_data_t p = {series, n, o->ngpus, so->batch, o->node, so->w->name, file ? file + 1 : o->platform,
+                     mring_algo_name(so->proto->algo)};
+    char err[1024], names[256] = "";
     if (mring_plot_png(o->plot, plot_data, plot_script, &p, err, sizeof err))
         cli_fail(cmd, "%s", err);
-    for (int k = 1; k < NSERIES; k++)
-        free(p.steps[k]);
+    for (int k = 0; k < n; k++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", series[k].title);
     if (o->fmt == MRING_FMT_TABLE)
-        printf("# plot: %s (%s, ring, rabenseifner, hier)\n", o->plot, mring_algo_name(so->proto->algo));
+        printf("# plot: %s (%s)\n", o->plot, names);
 }

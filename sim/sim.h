@@ -67,20 +67,21 @@ typedef struct mring_sim_result {
 } mring_sim_result_t;
 
 /*
- * Simulate one allreduce of configuration c (c->topo has at most pf->nranks ranks; rank r runs on
+ * Simulate call k on configuration c (c->topo has at most pf->nranks ranks; rank r runs on
  * pf->hosts[r], so a smaller grid runs on the platform's first ranks).  trace != 0 records every op.  Returns 0; 1 with err naming the pending ops
  * (rank, stream, op, peer, phase, step) when the simulation ends with operations pending; -1 when
  * memory runs out.  Free res with mring_sim_result_free.
  */
-int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inplace, int trace,
+int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, mring_call_t k, int inplace, int trace,
                    mring_sim_result_t *res, char *err, size_t errlen);
 void mring_sim_result_free(mring_sim_result_t *res);
 
-/* One allreduce of a concurrent run: its configuration (count set; topo of at most pf->nranks ranks,
- * rank r on pf->hosts[r]), its start in seconds after the run's start, and (out) when its last op
+/* One allreduce of a concurrent run: its configuration (topo of at most pf->nranks ranks, rank r on
+ * pf->hosts[r]) and call, its start in seconds after the run's start, and (out) when its last op
  * ended, in seconds after the run's start. */
 typedef struct mring_sim_coll {
     const mring_config_t *c;
+    mring_call_t k;
     double start;
     double end;
 } mring_sim_coll_t;

@@ -24,7 +24,7 @@ void mring_sim_result_free(mring_sim_result_t *res)
 static int prepare(run_t *run, const coll_t *coll, int id, stream_ctx_t *ctxs, int *nctx)
 {
     for (int r = 0; r < coll->c->topo.nranks; r++) {
-        if (mring_generate(coll->c, r, &coll->scheds[r]))
+        if (mring_generate(coll->c, coll->k, r, &coll->scheds[r]))
             return -1;
         for (int j = 0; j < coll->scheds[r].nstreams; j++) {
             stream_ctx_t *s = &ctxs[(*nctx)++];
@@ -158,11 +158,11 @@ oom:
     return -1;
 }
 
-int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, int inplace, int trace,
+int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, mring_call_t k, int inplace, int trace,
                    mring_sim_result_t *res, char *err, size_t errlen)
 {
     run_t run = {inplace, trace, simgrid_get_clock(), res, 0, 0};
-    coll_t coll = {c, 0, NULL};
+    coll_t coll = {c, k, 0, NULL};
     int rc;
     memset(res, 0, sizeof *res);
     res->nranks = c->topo.nranks;
@@ -193,7 +193,7 @@ int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *coll
     int rc = -1;
     err[0] = '\0';
     for (int i = 0; cs && ends && i < n; i++) {
-        cs[i] = (coll_t){colls[i].c, colls[i].start, calloc((size_t)colls[i].c->topo.nranks, sizeof(mring_rank_sched_t))};
+        cs[i] = (coll_t){colls[i].c, colls[i].k, colls[i].start, calloc((size_t)colls[i].c->topo.nranks, sizeof(mring_rank_sched_t))};
         if (!cs[i].scheds)
             goto out;
     }

@@ -57,7 +57,7 @@ static sg_mailbox_t mailbox(int id, int dst, int src, int stream)
 /* Put a send on the wire. */
 static void start_send(stream_ctx_t *s, req_t *r)
 {
-    double bytes = (double)r->op->count * (double)s->coll->c->elsize;
+    double bytes = (double)r->op->count * (double)s->coll->k.elsize;
     r->started = 1;
     r->comm = sg_mailbox_put_async(mailbox(s->id, r->op->peer, s->rank, s->stream), s, (long)bytes);
 }
@@ -130,7 +130,7 @@ static int t_irecv(void *ctx, int stream, const mring_op_t *op, void **req)
 static int t_compute(stream_ctx_t *s, const mring_op_t *op, double factor, void **req)
 {
     double start = simgrid_get_clock();
-    sg_actor_execute(factor * (double)op->count * (double)s->coll->c->elsize);
+    sg_actor_execute(factor * (double)op->count * (double)s->coll->k.elsize);
     record(s, op, start, simgrid_get_clock());
     *req = NULL;
     return 0;

@@ -15,6 +15,7 @@ typedef struct run run_t;
 /* One allreduce of a run: its configuration, start time and rank schedules. */
 typedef struct coll {
     const mring_config_t *c;
+    mring_call_t k;
     double start;               /* seconds after the run's start */
     mring_rank_sched_t *scheds; /* c->topo.nranks */
 } coll_t;

@@ -74,9 +74,21 @@ static void refine(mring_tune_t *t, int lvl, int *f, int n)
         }
 }
 
-static int add(mring_tune_t *t, int topo, mring_algo_t algo, const int *rings, int halving)
+/* The registry's candidate sink for one topology of the tuner. */
+typedef struct sink {
+    mring_cand_sink_t base;
+    mring_tune_t *t;
+    int topo;
+} sink_t;
+
+/* Keep a candidate an algorithm offers if its rules accept it. */
+static int add(mring_cand_sink_t *base, const mring_config_t *c)
 {
-    cand_t *k;
+    sink_t *s = (sink_t *)base;
+    mring_tune_t *t = s->t;
+    char err[256];
+    if (mring_config_check(c, err, sizeof err) || mring_call_check(c, (mring_call_t){0, t->elsize}, err, sizeof err))
+        return 0;
     if (t->ncands == t->capcands) {
         int cap = t->capcands ? 2 * t->capcands : 256;
         cand_t *v = realloc(t->cands, (size_t)cap * sizeof *v);
@@ -85,55 +97,16 @@ static int add(mring_tune_t *t, int topo, mring_algo_t algo, const int *rings, i
         t->cands = v;
         t->capcands = cap;
     }
-    k = &t->cands[t->ncands];
-    mring_config_default(&k->c, &t->topos[topo]);
-    k->c.algo = algo;
-    k->c.elsize = t->elsize;
-    k->topo = topo;
-    for (int i = 0; i < t->topos[topo].ndims; i++) {
-        k->c.rings[i] = rings[i];
-        k->c.dim_algo[i] = (uint8_t)(halving ? MRING_DIM_RABENSEIFNER : MRING_DIM_RING);
-    }
-    char err[256];
-    if (mring_config_check(&k->c, err, sizeof err) == 0)
-        t->ncands++;
+    t->cands[t->ncands++] = (cand_t){*c, s->topo, 0};
     return 0;
 }
 
-static int pof2_dims(const mring_topo_t *x)
-{
-    for (int i = 0; i < x->ndims; i++)
-        if (x->dims[i] & (x->dims[i] - 1))
-            return 0;
-    return 1;
-}
-
+/* The registry's candidates on every topology (the natural one first). */
 static int candidates(mring_tune_t *t)
 {
-    static const int uniform[] = {1, 2, 4, 8}, first[] = {2, 4, 8};
-    int r[MRING_MAX_DIMS];
     for (int ti = 0; ti < t->ntopos; ti++) {
-        const mring_topo_t *x = &t->topos[ti];
-        for (size_t u = 0; u < sizeof uniform / sizeof *uniform; u++) {
-            for (int i = 0; i < x->ndims; i++)
-                r[i] = uniform[u];
-            /* multiring on one dimension is the flat ring: the ring candidates cover it */
-            if (x->ndims > 1 && add(t, ti, MRING_ALGO_MULTIRING, r, 0))
-                return -1;
-            if (ti == 0 && (add(t, ti, MRING_ALGO_RING, r, 0) || (uniform[u] <= 2 && add(t, ti, MRING_ALGO_HIER, r, 0))))
-                return -1;
-        }
-        for (size_t u = 0; x->ndims > 1 && u < sizeof first / sizeof *first; u++) {
-            for (int i = 0; i < x->ndims; i++)
-                r[i] = i ? 1 : first[u];
-            if (add(t, ti, MRING_ALGO_MULTIRING, r, 0))
-                return -1;
-        }
-        for (int i = 0; i < x->ndims; i++)
-            r[i] = 1;
-        if (x->ndims > 1 && pof2_dims(x) && add(t, ti, MRING_ALGO_MULTIRING, r, 1)) /* one dimension: rabenseifner */
-            return -1;
-        if (ti == 0 && (add(t, ti, MRING_ALGO_RD, r, 0) || add(t, ti, MRING_ALGO_RABENSEIFNER, r, 0)))
+        sink_t s = {{add}, t, ti};
+        if (mring_algo_candidates(&t->topos[ti], ti == 0, &s.base))
             return -1;
     }
     return 0;
@@ -185,11 +158,11 @@ static int find(const mring_tune_t *t, mring_algo_t algo)
     return -1;
 }
 
-static int simulate(mring_tune_t *t, mring_config_t *c, double *time, mring_tune_size_t *out, char *err,
-                    size_t errlen)
+static int simulate(mring_tune_t *t, mring_config_t *c, mring_call_t k, double *time, mring_tune_size_t *out,
+                    char *err, size_t errlen)
 {
     mring_sim_result_t res;
-    int rc = mring_simulate(t->pf, c, 0, 0, &res, err, errlen);
+    int rc = mring_simulate(t->pf, c, k, 0, 0, &res, err, errlen);
     *time = res.time;
     mring_sim_result_free(&res);
     if (!rc && (out->per_algo[c->algo].time == 0 || *time < out->per_algo[c->algo].time))
@@ -207,7 +180,7 @@ static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_alg
 {
     /* the baselines first: a candidate must beat them strictly to be named (equal schedules under
      * other names, such as halving in every dimension of any grid, do not displace rabenseifner) */
-    int n = 0, seen[MRING_NALGOS] = {0},
+    int n = 0, seen[MRING_MAX_ALGOS] = {0},
         base[3] = {find(t, MRING_ALGO_RING), find(t, MRING_ALGO_RABENSEIFNER), find(t, MRING_ALGO_MULTIRING)};
     for (int b = 0; b < 3; b++)
         if (base[b] >= 0)
@@ -225,8 +198,8 @@ static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_alg
 
 int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char *err, size_t errlen)
 {
-    int64_t count = size / (int64_t)t->elsize;
-    int *order = malloc((size_t)t->ncands * sizeof *order), pick[3 + MRING_NALGOS + 2], n;
+    mring_call_t k = {size / (int64_t)t->elsize, t->elsize};
+    int *order = malloc((size_t)t->ncands * sizeof *order), pick[3 + MRING_MAX_ALGOS + 2], n;
     memset(out, 0, sizeof *out);
     out->size = size;
     if (!order) {
@@ -234,8 +207,7 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
         return -1;
     }
     for (int i = 0; i < t->ncands; i++) {
-        t->cands[i].c.count = count;
-        t->cands[i].model = mring_cost_closed(&t->cands[i].c, &t->params[t->cands[i].topo], 0);
+        t->cands[i].model = mring_cost_closed(&t->cands[i].c, k, &t->params[t->cands[i].topo], 0);
         order[i] = i;
     }
     sort_ctx = t;
@@ -245,7 +217,7 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
     for (int i = 0; i < n; i++) {
         double time;
         mring_config_t c = t->cands[pick[i]].c;
-        if (simulate(t, &c, &time, out, err, errlen))
+        if (simulate(t, &c, k, &time, out, err, errlen))
             return 1;
         if (c.algo == MRING_ALGO_RING && pick[i] == find(t, MRING_ALGO_RING))
             out->ring_time = time;
@@ -257,7 +229,7 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
     lead.segment = 1 << 20;
     if (lead.topo.ndims > 1 && size / lead.topo.dims[0] > 2 * lead.segment) {
         double time;
-        if (simulate(t, &lead, &time, out, err, errlen))
+        if (simulate(t, &lead, k, &time, out, err, errlen))
             return 1;
     }
     return 0;

@@ -1,11 +1,11 @@
 /*
  * tune.h - the configuration search behind `mring tune`.
  *
- * Candidates: the topology factorisations the platform's hierarchy allows (its mring_topo, each
+ * Candidates: on each topology factorisation the platform's hierarchy allows (its mring_topo, each
  * level optionally split in two factors, adjacent levels optionally merged: 4x16x4, 4x64, 64x4,
- * 2x2x16x4, 4x4x4x4, 256, ...); for multiring, rings per dimension (1, 2, 4, 8 in every dimension,
- * or 2, 4, 8 in the first only) and recursive halving in every dimension where all are powers of
- * two; the flat ring, rd, rabenseifner and hier on the natural topology.  Every candidate is
+ * 2x2x16x4, 4x4x4x4, 256, ...), every algorithm's own offer from its registry entry (algo.h:
+ * multiring's rings per dimension and recursive halving, ring's and hier's rings on the natural
+ * grid; an algorithm that offers nothing gets 1 ring on the natural grid).  Every candidate is
  * ranked by the closed-form model with links taken from the platform's routes; the best few and the
  * best two and the baselines (flat ring, rabenseifner, multiring on the natural grid with one ring)
  * are then simulated, with the best of each
@@ -18,14 +18,14 @@
 #include "sim.h"
 
 typedef struct mring_tune_pick {
-    mring_config_t c; /* count = the size's elements */
-    double time;      /* simulated seconds */
+    mring_config_t c;
+    double time; /* simulated seconds */
 } mring_tune_pick_t;
 
 typedef struct mring_tune_size {
     int64_t size;
     mring_tune_pick_t best;
-    mring_tune_pick_t per_algo[MRING_NALGOS]; /* best simulated configuration of each algorithm (0: none) */
+    mring_tune_pick_t per_algo[MRING_MAX_ALGOS]; /* best simulated configuration of each algorithm (0: none) */
     double ring_time, rabenseifner_time;      /* flat ring and rabenseifner, 1 ring, natural topology */
 } mring_tune_size_t;
 
@@ -40,6 +40,15 @@ int mring_tune_ncandidates(const mring_tune_t *t);
 
 /* Tune one size. Returns 0, or nonzero with a reason in err (a simulation failed). */
 int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char *err, size_t errlen);
+
+/*
+ * Tune sizes[0..n-1] into res[0..n-1] with `jobs` worker processes (each a fork with its own copy of
+ * the loaded platform; sizes are independent simulations), calling done(i, &res[i], arg) in size
+ * order as results come in (done may be NULL).  Returns 0, or nonzero with err naming the size that
+ * failed.  (tune_sweep.c)
+ */
+int mring_tune_sweep(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mring_tune_size_t *res,
+                     void (*done)(int i, const mring_tune_size_t *s, void *arg), void *arg, char *err, size_t errlen);
 
 /*
  * Write the tuning file (whole or not at all): {"mring_tuning": 1, "platform", "ranks", "type",

@@ -54,7 +54,7 @@ static const struct {
 } sizes[] = {{"1KiB", 1024}, {"1MiB", 1 << 20}, {"100MiB", 100LL << 20}};
 
 /* A checked configuration, or exit with the reason (a benchmark of a bad configuration is a bug here). */
-static mring_config_t config(const char *topo, mring_algo_t algo, int rings, int64_t count)
+static mring_config_t config(const char *topo, mring_algo_t algo, int rings)
 {
     mring_config_t c;
     mring_topo_t t;
@@ -65,8 +65,6 @@ static mring_config_t config(const char *topo, mring_algo_t algo, int rings, int
     }
     mring_config_default(&c, &t);
     c.algo = algo;
-    c.count = count;
-    c.elsize = 4;
     for (int i = 0; i < t.ndims; i++)
         c.rings[i] = rings;
     if (mring_config_check(&c, err, sizeof err)) {
@@ -77,12 +75,12 @@ static mring_config_t config(const char *topo, mring_algo_t algo, int rings, int
 }
 
 /* Seconds per call of closed (walk = 0) or walk: repeated until 20 ms have passed (at least once). */
-static double time_eval(const mring_config_t *c, const mring_cost_params_t *p, int walk, double *result)
+static double time_eval(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int walk, double *result)
 {
     int reps = 0;
     double t0 = now_s(), t;
     do {
-        *result = walk ? mring_cost_walk(c, p, 0) : mring_cost_closed(c, p, 0);
+        *result = walk ? mring_cost_walk(c, k, p, 0) : mring_cost_closed(c, k, p, 0);
         reps++;
         t = now_s() - t0;
     } while (t < 0.02);
@@ -101,7 +99,8 @@ static void cost_table(void)
         const platform_t *pl = &platforms[pi];
         for (size_t ai = 0; ai < sizeof algos / sizeof algos[0]; ai++)
             for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-                mring_config_t c = config(pl->topo, algos[ai].algo, algos[ai].rings, sizes[si].bytes / 4);
+                mring_config_t c = config(pl->topo, algos[ai].algo, algos[ai].rings);
+                mring_call_t k = {sizes[si].bytes / 4, 4};
                 mring_cost_params_t p = {0};
                 char err[256];
                 double closed, walk;
@@ -110,7 +109,7 @@ static void cost_table(void)
                     fprintf(stderr, "bench_model: --links %s: %s\n", pl->links, err);
                     exit(1);
                 }
-                double tc = time_eval(&c, &p, 0, &closed), tw = time_eval(&c, &p, 1, &walk);
+                double tc = time_eval(&c, k, &p, 0, &closed), tw = time_eval(&c, k, &p, 1, &walk);
                 printf("%-6s %-7s %-12s %5d %6s  %12.6e %12.6e %11.6f  %10.3e %10.3e %10.3g\n", pl->name, pl->topo,
                        mring_algo_name(algos[ai].algo), algos[ai].rings, sizes[si].name, closed, walk, walk / closed,
                        tc, tw, tw / tc);
@@ -135,10 +134,11 @@ static void verify_table(void)
            "  ops = ops over all ranks; t_verify = wall-clock seconds of one mring_verify call\n\n");
     printf("%-8s %-10s %5s %9s  %-4s %10s %10s\n", "topo", "algo", "rings", "count", "ok", "ops", "t_verify");
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        mring_config_t c = config(v[i].topo, v[i].algo, v[i].rings, v[i].count);
+        mring_config_t c = config(v[i].topo, v[i].algo, v[i].rings);
+    mring_call_t k = {v[i].count, 4};
         mring_verify_result_t res = {0};
         double t0 = now_s();
-        int rc = mring_verify(&c, &res);
+        int rc = mring_verify(&c, k, &res);
         double t = now_s() - t0;
         printf("%-8s %-10s %5d %9lld  %-4s %10lld %10.3f\n", v[i].topo, mring_algo_name(v[i].algo), v[i].rings,
                (long long)v[i].count, rc == 0 ? "yes" : rc > 0 ? "NO" : "oom", (long long)res.ops, t);

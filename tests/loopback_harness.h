@@ -149,12 +149,13 @@ static int make_config(const spec_t *s, mring_config_t *c)
         return -1; /* the same as rings 2 */
     mring_config_default(c, &topo);
     c->algo = s->algo;
-    c->count = s->count;
-    c->elsize = mring_dtype_size(s->t);
     c->segment = s->segment;
     for (int d = 0; d < topo.ndims; d++)
         c->rings[d] = s->rings > 0 ? s->rings : d == (s->rings == -1 ? 0 : topo.ndims - 1) ? 2 : 1;
-    return mring_config_check(c, err, sizeof err) ? -1 : 0;
+    return mring_config_check(c, err, sizeof err) ||
+                   mring_call_check(c, (mring_call_t){s->count, mring_dtype_size(s->t)}, err, sizeof err)
+               ? -1
+               : 0;
 }
 
 static void report(const spec_t *s, const mring_config_t *c, const char *fmt, ...)
@@ -177,7 +178,7 @@ static void report(const spec_t *s, const mring_config_t *c, const char *fmt, ..
 /* Element i of got must equal expv's bits, or be a NaN (any bits) when i == nan_at. */
 static int check_rank(const spec_t *s, const mring_config_t *c, int r, const unsigned char *got, int64_t nan_at)
 {
-    size_t es = c->elsize;
+    size_t es = mring_dtype_size(s->t);
     for (int64_t i = 0; i < s->count; i++) {
         const unsigned char *g = got + (size_t)i * es, *e = expv + (size_t)i * es;
         if (i == nan_at ? is_nan(s->t, g) : !memcmp(g, e, es))
@@ -197,7 +198,7 @@ static int check_rank(const spec_t *s, const mring_config_t *c, int r, const uns
 static int run_check(const spec_t *s, const mring_config_t *c, int64_t nan_at)
 {
     int P = c->topo.nranks, bad = 0;
-    size_t bytes = (size_t)s->count * c->elsize, alloc = bytes ? bytes : 1;
+    size_t bytes = (size_t)s->count * mring_dtype_size(s->t), alloc = bytes ? bytes : 1;
     void *in[MAXP], *out[MAXP];
     char err[512];
     assert_true(P <= MAXP && s->count <= MAXN);
@@ -210,7 +211,7 @@ static int run_check(const spec_t *s, const mring_config_t *c, int64_t nan_at)
     }
     ncases++;
     nmulti += c->rings[0] > 1 || c->rings[c->topo.ndims - 1] > 1;
-    if (mring_loopback_allreduce(c, s->t, s->op, s->inplace ? NULL : (const void *const *)in, out, err,
+    if (mring_loopback_allreduce(c, s->count, s->t, s->op, s->inplace ? NULL : (const void *const *)in, out, err,
                                  sizeof err)) {
         report(s, c, "mring_loopback_allreduce returned -1: %s", err);
         bad = 1;
@@ -345,7 +346,7 @@ static void end(const char *what)
 static void sweep_all_algos(const char *what, const sweep_t *w)
 {
     begin();
-    for (int a = 0; a < MRING_NALGOS; a++)
+    for (int a = 0; a < mring_algo_count(); a++)
         do_sweep((mring_algo_t)a, w);
     end(what);
 }

@@ -28,6 +28,7 @@
  * the exit status is 1 when W > 0.
  */
 #include "bench_check.h"
+#include "algo.h"
 #include "libmring.h"
 
 #include <math.h>
@@ -364,7 +365,7 @@ int main(int argc, char **argv)
         snprintf(topos[nt++], 64, "1x%d", s.P);
     s.copy = malloc((size_t)BIG * 8);
     double t0 = MPI_Wtime();
-    for (int a = 0; a < MRING_NALGOS; a++)
+    for (int a = 0; a < mring_algo_count(); a++)
         run_algo(&s, a, topos, nt);
     if (!s.rank) {
         if (s.nfail > SHOW_FAILURES)

@@ -14,7 +14,7 @@
 #include "algo.h"
 #include "cost.h"
 
-static mring_config_t config(const char *topo, mring_algo_t algo, int rings, int64_t count)
+static mring_config_t config(const char *topo, mring_algo_t algo, int rings)
 {
     mring_config_t c;
     mring_topo_t t;
@@ -22,7 +22,6 @@ static mring_config_t config(const char *topo, mring_algo_t algo, int rings, int
     assert_int_equal(mring_topo_parse(topo, &t, err, sizeof err), 0);
     mring_config_default(&c, &t);
     c.algo = algo;
-    c.count = count;
     for (int i = 0; i < t.ndims; i++)
         c.rings[i] = rings;
     return c;
@@ -68,20 +67,21 @@ static void closed_equals_walk(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        for (int a = 0; a < MRING_NALGOS; a++)
+        for (int a = 0; a < mring_algo_count(); a++)
             for (int r = 1; r <= cases[i].maxr && (cases[i].algos >> a & 1); r++)
                 for (int inplace = 0; inplace < 2; inplace++) {
-                    mring_config_t c = config(cases[i].topo, (mring_algo_t)a, r, 0);
+                    mring_config_t c = config(cases[i].topo, (mring_algo_t)a, r);
+    mring_call_t k = {0, 4};
                     char err[256], what[256];
                     if (mring_config_check(&c, err, sizeof err))
                         continue;
                     mring_cost_params_t p = links(&c.topo, cases[i].links, 200e9);
-                    c.count = (int64_t)c.topo.nranks * 3 * 4 * 5 * 7 * 64; /* every block even */
+                    k.count = (int64_t)c.topo.nranks * 3 * 4 * 5 * 7 * 64; /* every block even */
                     snprintf(what, sizeof what, "%s on %s, rings %d, %s", mring_algo_name(c.algo), cases[i].topo,
                              r, inplace ? "in place" : "out of place");
-                    double walk = mring_cost_walk(&c, &p, inplace);
+                    double walk = mring_cost_walk(&c, k, &p, inplace);
                     assert_true(walk > 0);
-                    assert_close(mring_cost_closed(&c, &p, inplace), walk, 1e-12, what);
+                    assert_close(mring_cost_closed(&c, k, &p, inplace), walk, 1e-12, what);
                 }
 }
 
@@ -89,7 +89,8 @@ static void closed_equals_walk(void **state)
  * halving everywhere costs what rabenseifner costs. */
 static void per_dimension_algorithms(void **state)
 {
-    mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 1, 256 * 3 * 64);
+    mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 1);
+    mring_call_t k = {256 * 3 * 64, 4};
     mring_cost_params_t p = links(&c.topo, "1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4", 240e9);
     (void)state;
     for (int mask = 0; mask < 8; mask++)
@@ -98,34 +99,36 @@ static void per_dimension_algorithms(void **state)
                 c.dim_algo[i] = (uint8_t)(mask >> i & 1);
                 c.rings[i] = r;
             }
-            assert_close(mring_cost_closed(&c, &p, 0), mring_cost_walk(&c, &p, 0), 1e-12, "dim-algo");
+            assert_close(mring_cost_closed(&c, k, &p, 0), mring_cost_walk(&c, k, &p, 0), 1e-12, "dim-algo");
         }
-    c = config("2x4x8", MRING_ALGO_MULTIRING, 1, 64 * 5 * 64);
+    c = config("2x4x8", MRING_ALGO_MULTIRING, 1);
+    k.count = 64 * 5 * 64;
     p = links(&c.topo, "2us:10GBps,2us:10GBps,2us:10GBps", 100e9);
     for (int i = 0; i < 3; i++)
         c.dim_algo[i] = MRING_DIM_RABENSEIFNER;
-    double halving = mring_cost_closed(&c, &p, 0);
+    double halving = mring_cost_closed(&c, k, &p, 0);
     c.algo = MRING_ALGO_RABENSEIFNER;
-    assert_close(halving, mring_cost_closed(&c, &p, 0), 1e-12, "halving in every dimension == rabenseifner");
+    assert_close(halving, mring_cost_closed(&c, k, &p, 0), 1e-12, "halving in every dimension == rabenseifner");
 }
 
 /* hier with halving + doubling among the leaders (Goyal et al. 4.1): the closed form follows the
  * walk; the bandwidth term equals the leaders' ring's, the latency term has 2 lg m steps, not 2(m-1). */
 static void hier_leader_halving(void **state)
 {
-    mring_config_t c = config("8x32", MRING_ALGO_HIER, 1, 256 * 3 * 64);
+    mring_config_t c = config("8x32", MRING_ALGO_HIER, 1);
+    mring_call_t k = {256 * 3 * 64, 4};
     mring_cost_params_t p = links(&c.topo, "1us:36GBps,10us:6.25GBps:8", 240e9);
     (void)state;
     for (int r = 1; r <= 2; r++) {
         c.rings[0] = c.rings[1] = r;
         c.dim_algo[0] = c.dim_algo[1] = MRING_DIM_RABENSEIFNER;
-        assert_close(mring_cost_closed(&c, &p, 0), mring_cost_walk(&c, &p, 0), 1e-12, "hier, halving leaders");
+        assert_close(mring_cost_closed(&c, k, &p, 0), mring_cost_walk(&c, k, &p, 0), 1e-12, "hier, halving leaders");
     }
     c.rings[0] = c.rings[1] = 1;
-    c.count = 32; /* one element per leader block: latency only */
-    double halving = mring_cost_closed(&c, &p, 0);
+    k.count = 32; /* one element per leader block: latency only */
+    double halving = mring_cost_closed(&c, k, &p, 0);
     c.dim_algo[0] = c.dim_algo[1] = MRING_DIM_RING;
-    double ring = mring_cost_closed(&c, &p, 0);
+    double ring = mring_cost_closed(&c, k, &p, 0);
     /* 62 ring steps against 10 halving/doubling steps of 10 us each, the rest the same */
     assert_close(ring - halving, 52 * 10e-6, 0.02, "ring minus halving among 32 leaders");
 }
@@ -133,7 +136,8 @@ static void hier_leader_halving(void **state)
 /* algorithm-notes.md 2.6: sum_i (d_i - 1)(2 alpha_i + 2 (n / D_i) beta_i m_i + (n / D_i) gamma) + copy */
 static void multiring_formula(void **state)
 {
-    mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 1, 1 << 24);
+    mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 1);
+    mring_call_t k = {1 << 24, 4};
     mring_cost_params_t p = links(&c.topo, "1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4", 240e9);
     double n = (double)(1 << 24) * 4, D[] = {4, 64, 256}, d[] = {4, 16, 4}, alpha[] = {1e-6, 2e-6, 2e-6};
     double beta_m[] = {1 / 36e9, 4 / 12.5e9, 4 / 12.5e9}; /* 4 GPUs share each node's port */
@@ -141,19 +145,20 @@ static void multiring_formula(void **state)
     (void)state;
     for (int i = 0; i < 3; i++)
         want += (d[i] - 1) * (2 * alpha[i] + 2 * n / D[i] * beta_m[i] + n / D[i] / 240e9);
-    assert_close(mring_cost_closed(&c, &p, 0), want, 1e-12, "multiring 4x16x4 closed form");
-    assert_close(mring_cost_walk(&c, &p, 0), want, 1e-12, "multiring 4x16x4 walk");
+    assert_close(mring_cost_closed(&c, k, &p, 0), want, 1e-12, "multiring 4x16x4 closed form");
+    assert_close(mring_cost_walk(&c, k, &p, 0), want, 1e-12, "multiring 4x16x4 walk");
 }
 
 /* 2.6 "shared NIC": the inter-node part equals a ring of host leaders carrying the whole buffer. */
 static void nic_sharing_identity(void **state)
 {
-    mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 1, 1 << 22);
+    mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 1);
+    mring_call_t k = {1 << 22, 4};
     mring_cost_params_t p = links(&c.topo, "0s:36GBps,0s:12.5GBps:4,0s:12.5GBps:4", 0);
     double n = (double)(1 << 22) * 4;
     double want = 2 * 0.75 * n / 36e9 + 2 * (63.0 / 64.0) * n / 12.5e9;
     (void)state;
-    assert_close(mring_cost_closed(&c, &p, 1), want, 1e-12, "NIC sharing identity");
+    assert_close(mring_cost_closed(&c, k, &p, 1), want, 1e-12, "NIC sharing identity");
 }
 
 /* Textbook forms on one dimension (2.1-2.3), alpha + n beta + n gamma per step. */
@@ -161,21 +166,23 @@ static void textbook(void **state)
 {
     const double a = 3e-6, bw = 10e9, g = 100e9, n = 8.0 * 1024 * 1024 * 4;
     (void)state;
-    mring_config_t c = config("8", MRING_ALGO_RING, 1, 8 * 1024 * 1024);
+    mring_config_t c = config("8", MRING_ALGO_RING, 1);
+    mring_call_t k = {8 * 1024 * 1024, 4};
     mring_cost_params_t p = links(&c.topo, "3us:10GBps", g);
-    assert_close(mring_cost_closed(&c, &p, 1), 2 * 7 * a + 2 * (7.0 / 8) * n / bw + (7.0 / 8) * n / g, 1e-12,
+    assert_close(mring_cost_closed(&c, k, &p, 1), 2 * 7 * a + 2 * (7.0 / 8) * n / bw + (7.0 / 8) * n / g, 1e-12,
                  "ring");
     c.algo = MRING_ALGO_RD;
-    assert_close(mring_cost_closed(&c, &p, 1), 3 * (a + n / bw + n / g), 1e-12, "recursive doubling");
+    assert_close(mring_cost_closed(&c, k, &p, 1), 3 * (a + n / bw + n / g), 1e-12, "recursive doubling");
     c.algo = MRING_ALGO_RABENSEIFNER;
-    assert_close(mring_cost_closed(&c, &p, 1), 2 * 3 * a + 2 * (7.0 / 8) * n / bw + (7.0 / 8) * n / g, 1e-12,
+    assert_close(mring_cost_closed(&c, k, &p, 1), 2 * 3 * a + 2 * (7.0 / 8) * n / bw + (7.0 / 8) * n / g, 1e-12,
                  "rabenseifner");
     /* P = 6: MPICH's fold adds (alpha + n beta + n gamma) before and (alpha + n beta) after */
-    c = config("6", MRING_ALGO_RD, 1, 6 * 1024 * 1024);
+    c = config("6", MRING_ALGO_RD, 1);
+    k.count = 6 * 1024 * 1024;
     p = links(&c.topo, "3us:10GBps", g);
     double n6 = 6.0 * 1024 * 1024 * 4;
-    assert_close(mring_cost_closed(&c, &p, 1), 3 * (a + n6 / bw + n6 / g) + (a + n6 / bw), 1e-12, "rd, P = 6");
-    assert_close(mring_cost_walk(&c, &p, 1), 3 * (a + n6 / bw + n6 / g) + (a + n6 / bw), 1e-12, "rd walk");
+    assert_close(mring_cost_closed(&c, k, &p, 1), 3 * (a + n6 / bw + n6 / g) + (a + n6 / bw), 1e-12, "rd, P = 6");
+    assert_close(mring_cost_walk(&c, k, &p, 1), 3 * (a + n6 / bw + n6 / g) + (a + n6 / bw), 1e-12, "rd walk");
 }
 
 /* Opposite rings use both directions of point-to-point links, but not of a shared port. */
@@ -185,33 +192,37 @@ static void bidirectional_rings(void **state)
     (void)state;
     for (int port = 0; port < 2; port++)
         for (int r = 1; r <= 2; r++) {
-            mring_config_t c = config("8", MRING_ALGO_MULTIRING, r, 8 * 3 * 1024);
+            mring_config_t c = config("8", MRING_ALGO_MULTIRING, r);
+    mring_call_t k = {8 * 3 * 1024, 4};
             mring_cost_params_t p = links(&c.topo, port ? "0s:10GBps:1" : "0s:10GBps", 0);
             double want = 2 * (7.0 / 8) * n / bw / (port ? 1 : r);
-            assert_close(mring_cost_closed(&c, &p, 1), want, 1e-12, port ? "port" : "p2p");
-            assert_close(mring_cost_walk(&c, &p, 1), want, 1e-12, port ? "port walk" : "p2p walk");
+            assert_close(mring_cost_closed(&c, k, &p, 1), want, 1e-12, port ? "port" : "p2p");
+            assert_close(mring_cost_walk(&c, k, &p, 1), want, 1e-12, port ? "port walk" : "p2p walk");
         }
     /* a group of 2: both rings send to the same neighbour, nothing to gain */
-    mring_config_t c = config("2", MRING_ALGO_MULTIRING, 2, 1024);
+    mring_config_t c = config("2", MRING_ALGO_MULTIRING, 2);
+    mring_call_t k = {1024, 4};
     mring_cost_params_t p = links(&c.topo, "0s:10GBps", 0);
-    assert_close(mring_cost_walk(&c, &p, 1), 2 * 0.5 * 4096 / bw, 1e-12, "d = 2");
+    assert_close(mring_cost_walk(&c, k, &p, 1), 2 * 0.5 * 4096 / bw, 1e-12, "d = 2");
 }
 
 /* A flat ring on a hierarchy: the closed form is the bottleneck-hop bound, the walk at most that. */
 static void flat_ring_bottleneck(void **state)
 {
-    mring_config_t c = config("4x16", MRING_ALGO_RING, 1, 64 * 4096);
+    mring_config_t c = config("4x16", MRING_ALGO_RING, 1);
+    mring_call_t k = {64 * 4096, 4};
     mring_cost_params_t p = links(&c.topo, "1us:36GBps,2us:12.5GBps:4", 240e9);
-    double closed = mring_cost_closed(&c, &p, 0), walk = mring_cost_walk(&c, &p, 0);
+    double closed = mring_cost_closed(&c, k, &p, 0), walk = mring_cost_walk(&c, k, &p, 0);
     double bw_bound = 2 * (63.0 / 64) * 64 * 4096 * 4 / 12.5e9; /* the node-crossing hops carry it all */
     (void)state;
     assert_true(walk <= closed * (1 + 1e-12));
     assert_true(walk >= bw_bound);
     /* a port group cut short (13 ranks, 4 per port): rank 12 sends alone, faster than the rest */
-    c = config("13", MRING_ALGO_MULTIRING, 1, 13 * 4096);
+    c = config("13", MRING_ALGO_MULTIRING, 1);
+    k.count = 13 * 4096;
     p = links(&c.topo, "1us:10GBps:4", 200e9);
-    closed = mring_cost_closed(&c, &p, 0);
-    walk = mring_cost_walk(&c, &p, 0);
+    closed = mring_cost_closed(&c, k, &p, 0);
+    walk = mring_cost_walk(&c, k, &p, 0);
     assert_true(walk <= closed * (1 + 1e-12));
     assert_true(walk >= 2 * 12 * 4096 * 4 * 4 / 10e9); /* 12 steps each way on a link shared by 4 */
 }
@@ -229,15 +240,16 @@ static void closed_bounds_walk(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        for (int a = 0; a < MRING_NALGOS; a++)
+        for (int a = 0; a < mring_algo_count(); a++)
             for (int r = 1; r <= 2; r++) {
-                mring_config_t c = config(cases[i].topo, (mring_algo_t)a, r, 0);
+                mring_config_t c = config(cases[i].topo, (mring_algo_t)a, r);
+    mring_call_t k = {0, 4};
                 char err[256];
                 if (mring_config_check(&c, err, sizeof err))
                     continue;
                 mring_cost_params_t p = links(&c.topo, cases[i].links, 200e9);
-                c.count = (int64_t)c.topo.nranks * 3 * 4 * 5 * 7 * 64;
-                double walk = mring_cost_walk(&c, &p, 0), closed = mring_cost_closed(&c, &p, 0);
+                k.count = (int64_t)c.topo.nranks * 3 * 4 * 5 * 7 * 64;
+                double walk = mring_cost_walk(&c, k, &p, 0), closed = mring_cost_closed(&c, k, &p, 0);
                 if (!(walk > 0 && walk <= closed * (1 + 1e-12)))
                     fail_msg("%s on %s rings %d: walk %.9g s above the closed form %.9g s", mring_algo_name(c.algo),
                              cases[i].topo, r, walk, closed);
@@ -247,15 +259,16 @@ static void closed_bounds_walk(void **state)
 /* Pipelining: segments no smaller than a block change nothing; small ones overlap the chain. */
 static void pipelining(void **state)
 {
-    mring_config_t c = config("4x16", MRING_ALGO_HIER, 1, 16 << 20);
+    mring_config_t c = config("4x16", MRING_ALGO_HIER, 1);
+    mring_call_t k = {16 << 20, 4};
     mring_cost_params_t p = links(&c.topo, "1us:36GBps,2us:12.5GBps:4", 240e9);
-    double whole = mring_cost_walk(&c, &p, 0), closed = mring_cost_closed(&c, &p, 0);
+    double whole = mring_cost_walk(&c, k, &p, 0), closed = mring_cost_closed(&c, k, &p, 0);
     (void)state;
     assert_close(whole, closed, 1e-12, "hier, no segment");
     c.segment = 64 << 20;
-    assert_close(mring_cost_walk(&c, &p, 0), whole, 1e-12, "hier, segment above the buffer");
+    assert_close(mring_cost_walk(&c, k, &p, 0), whole, 1e-12, "hier, segment above the buffer");
     c.segment = 1 << 20;
-    double piped = mring_cost_walk(&c, &p, 0);
+    double piped = mring_cost_walk(&c, k, &p, 0);
     double n = (double)(16 << 20) * 4;
     /* the chains overlap: at least the leaders' ring and one pass over NVLink remain */
     if (!(piped < 0.8 * whole && piped > 2 * (15.0 / 16) * n / 12.5e9 + n / 36e9))

@@ -14,15 +14,15 @@
 #include "verify.h"
 
 /* Verify one configuration; fail with everything needed to reproduce it. */
-static void verify_ok(const mring_config_t *c)
+static void verify_ok(const mring_config_t *c, mring_call_t k)
 {
     mring_verify_result_t res;
     char topo[64], rings[64];
-    int rc = mring_verify(c, &res);
+    int rc = mring_verify(c, k, &res);
     if (rc != 0 || !res.ok)
         fail_msg("mring verify --topo %s --algo %s --rings %s --segment %lld --count %lld: %s",
                  mring_topo_format(&c->topo, topo, sizeof topo), mring_algo_name(c->algo),
-                 mring_rings_format(c, rings, sizeof rings), (long long)c->segment, (long long)c->count, res.msg);
+                 mring_rings_format(c, rings, sizeof rings), (long long)c->segment, (long long)k.count, res.msg);
 }
 
 static mring_config_t config(const char *topo, mring_algo_t algo, int rings)
@@ -52,7 +52,7 @@ static int counts_for(int P, int64_t *out)
 /* All algorithms, rings 1..maxrings (where the algorithm takes them), with and without pipelining. */
 static void sweep(const char *topo, int maxrings, int pipelined)
 {
-    for (int a = 0; a < MRING_NALGOS; a++)
+    for (int a = 0; a < mring_algo_count(); a++)
         for (int r = 1; r <= maxrings; r++) {
             mring_config_t c = config(topo, (mring_algo_t)a, r);
             int64_t counts[16];
@@ -62,10 +62,9 @@ static void sweep(const char *topo, int maxrings, int pipelined)
                 continue; /* rd and rabenseifner take one ring */
             for (int i = 0; i < n; i++)
                 for (int seg = 0; seg <= pipelined; seg++) {
-                    c.count = counts[i];
                     /* pieces of 2 elements for small counts, 64 KiB for the large one */
-                    c.segment = seg ? (c.count > 10000 ? 65536 : 8) : 0;
-                    verify_ok(&c);
+                    c.segment = seg ? (counts[i] > 10000 ? 65536 : 8) : 0;
+                    verify_ok(&c, (mring_call_t){counts[i], 4});
                 }
         }
 }
@@ -94,16 +93,14 @@ static void large(void **state)
     static const int64_t counts[] = {0, 1, 255, 257, 1000003};
     (void)state;
     for (size_t i = 0; i < sizeof topos / sizeof *topos; i++)
-        for (int a = 0; a < MRING_NALGOS; a++)
+        for (int a = 0; a < mring_algo_count(); a++)
             for (int r = 1; r <= 2; r++) {
                 mring_config_t c = config(topos[i], (mring_algo_t)a, r);
                 char err[256];
                 if (mring_config_check(&c, err, sizeof err))
                     continue;
-                for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
-                    c.count = counts[k];
-                    verify_ok(&c);
-                }
+                for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
+                    verify_ok(&c, (mring_call_t){counts[k], 4});
             }
 }
 
@@ -116,10 +113,9 @@ static void per_dimension_rings(void **state)
         for (int d = 0; d < 3; d++)
             c.rings[d] = rr[i][d];
         for (int64_t n = 0; n <= 1000003; n = n ? n * 31 + 7 : 1) {
-            c.count = n;
-            verify_ok(&c);
+            verify_ok(&c, (mring_call_t){n, 4});
             c.segment = 4096;
-            verify_ok(&c);
+            verify_ok(&c, (mring_call_t){n, 4});
             c.segment = 0;
         }
     }
@@ -144,9 +140,8 @@ static void per_dimension_algorithms(void **state)
         memcpy(c.dim_algo, cases[i].algo, sizeof cases[i].algo);
         for (int k = 0; k < n; k++)
             for (int seg = 0; seg < 2; seg++) {
-                c.count = counts[k];
                 c.segment = seg ? 64 * 1024 : 0;
-                verify_ok(&c);
+                verify_ok(&c, (mring_call_t){counts[k], 4});
             }
     }
 }
@@ -155,17 +150,13 @@ static void per_dimension_algorithms(void **state)
 static void huge_counts(void **state)
 {
     (void)state;
-    for (int a = 0; a < MRING_NALGOS; a++) {
+    for (int a = 0; a < mring_algo_count(); a++) {
         mring_config_t c = config("4x2", (mring_algo_t)a, 1);
-        c.count = (INT64_C(1) << 31) + 11;
-        verify_ok(&c);
-        c.count = (INT64_C(1) << 33) + 5;
-        c.elsize = 8;
-        verify_ok(&c);
+        verify_ok(&c, (mring_call_t){(INT64_C(1) << 31) + 11, 4});
+        verify_ok(&c, (mring_call_t){(INT64_C(1) << 33) + 5, 8});
     }
     mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 2);
-    c.count = (INT64_C(1) << 32) + 3;
-    verify_ok(&c);
+    verify_ok(&c, (mring_call_t){(INT64_C(1) << 32) + 3, 4});
 }
 
 int main(void)

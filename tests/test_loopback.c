@@ -75,8 +75,8 @@ static void test_wide(void **state)
     sweep_all_algos("wide", &w);
 }
 
-/* c->elsize must match the type: the call fails with a reason and writes nothing. */
-static void test_elsize_mismatch(void **state)
+/* A segment below one element of the call's type: the call fails with a reason naming it and writes nothing. */
+static void test_segment_below_element(void **state)
 {
     mring_config_t c;
     double in[4] = {1, 2, 3, 4}, out[4] = {0};
@@ -85,16 +85,15 @@ static void test_elsize_mismatch(void **state)
     char err[256] = "";
     (void)state;
     mring_config_default(&c, &(mring_topo_t){1, {1}, 1});
-    c.count = 4;
-    c.elsize = 4;
-    assert_int_equal(mring_loopback_allreduce(&c, MRING_FLOAT64, MRING_SUM, ins, outs, err, sizeof err), -1);
-    assert_true(err[0] != '\0');
+    c.segment = 4;
+    assert_int_equal(mring_loopback_allreduce(&c, 4, MRING_FLOAT64, MRING_SUM, ins, outs, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--segment 4"));
     assert_true(out[0] == 0 && out[3] == 0);
 }
 
 int main(void)
 {
-    static const mring_algo_t algos[MRING_NALGOS] = {MRING_ALGO_MULTIRING, MRING_ALGO_RING, MRING_ALGO_RD,
+    static const mring_algo_t algos[MRING_NALGOS_BUILTIN] = {MRING_ALGO_MULTIRING, MRING_ALGO_RING, MRING_ALGO_RD,
                                                      MRING_ALGO_RABENSEIFNER, MRING_ALGO_HIER};
     const struct CMUnitTest tests[] = {
         {"cross multiring", test_cross, NULL, NULL, (void *)&algos[0]},
@@ -104,7 +103,7 @@ int main(void)
         {"cross hier", test_cross, NULL, NULL, (void *)&algos[4]},
         cmocka_unit_test(test_wide),
         cmocka_unit_test(test_hier_halving),
-        cmocka_unit_test(test_elsize_mismatch),
+        cmocka_unit_test(test_segment_below_element),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ static void nan_case(spec_t *s)
         return;
     int P = c.topo.nranks;
     int64_t j = s->count / 2;
-    size_t es = c.elsize;
+    size_t es = mring_dtype_size(s->t);
     for (int v = 0; v <= P && (v < P || P >= 2); v++) {
         fill_standard(s, P);
         put_nan(s->t, 0, keep[v < P ? v : 0] + (size_t)j * es);
@@ -59,7 +59,7 @@ static void zero_case(spec_t *s)
     if (make_config(s, &c))
         return;
     int P = c.topo.nranks;
-    size_t es = c.elsize;
+    size_t es = mring_dtype_size(s->t);
     for (int64_t i = 0; i < s->count; i++) {
         int nneg = 0;
         for (int r = 0; r < P; r++) {

@@ -142,25 +142,6 @@ static void link_units(void **state)
     assert_int_equal(mring_parse_bandwidth("10GB", &v), -1);
 }
 
-static void rings(void **state)
-{
-    mring_topo_t t;
-    int r[MRING_MAX_DIMS];
-    char err[256];
-    (void)state;
-    assert_int_equal(mring_topo_parse("4x16x4", &t, err, sizeof err), 0);
-    assert_int_equal(mring_rings_parse("2", &t, r, err, sizeof err), 0);
-    assert_true(r[0] == 2 && r[1] == 2 && r[2] == 2);
-    assert_int_equal(mring_rings_parse("4,2,1", &t, r, err, sizeof err), 0);
-    assert_true(r[0] == 4 && r[1] == 2 && r[2] == 1);
-    assert_int_equal(mring_rings_parse("2,1", &t, r, err, sizeof err), -1);
-    assert_non_null(strstr(err, "2,1"));
-    assert_int_equal(mring_rings_parse("0", &t, r, err, sizeof err), -1);
-    assert_int_equal(mring_rings_parse("1,,1", &t, r, err, sizeof err), -1);
-    assert_int_equal(mring_rings_parse("2,x,1", &t, r, err, sizeof err), -1);
-    assert_int_equal(mring_rings_parse("65", &t, r, err, sizeof err), -1);
-}
-
 static void balanced_split(void **state)
 {
     (void)state;
@@ -218,7 +199,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_good),  cmocka_unit_test(parse_bad), cmocka_unit_test(coordinates),
         cmocka_unit_test(groups_and_neighbours), cmocka_unit_test(sizes), cmocka_unit_test(link_units),
-        cmocka_unit_test(rings),       cmocka_unit_test(balanced_split), cmocka_unit_test(prefix),
+        cmocka_unit_test(balanced_split), cmocka_unit_test(prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

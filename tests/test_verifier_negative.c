@@ -373,7 +373,6 @@ static void config(mring_config_t *c, const char *topo, mring_algo_t algo, int r
     c->algo = algo;
     for (int i = 0; i < t.ndims; i++)
         c->rings[i] = rings;
-    c->count = 10;
     if (mring_config_check(c, err, sizeof err))
         fail_msg("config %s: %s", topo, err);
 }
@@ -390,15 +389,15 @@ static void test_generated_pass(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         config(&c, cases[i].topo, cases[i].algo, cases[i].rings);
-        if (mring_verify(&c, &res) != 0 || !res.ok)
+        if (mring_verify(&c, (mring_call_t){10, 4}, &res) != 0 || !res.ok)
             fail_msg("%s on %s: %s", mring_algo_name(c.algo), cases[i].topo, res.msg);
     }
     config(&c, "2x2", MRING_ALGO_MULTIRING, 1); /* rank 1 drops its last op */
     w_init(&w, 0, 1);
     for (w.P = 0; w.P < 4; w.P++)
-        assert_int_equal(mring_generate(&c, w.P, &w.s[w.P]), 0);
+        assert_int_equal(mring_generate(&c, (mring_call_t){10, 4}, w.P, &w.s[w.P]), 0);
     w.s[1].streams[w.s[1].nstreams - 1].nops--;
-    check(&w, c.count, "deadlock");
+    check(&w, 10, "deadlock");
 }
 
 int main(void)

@@ -10,40 +10,29 @@
 #include "gen.h"
 #include "cost_closed.h"
 
-#include <stdio.h>
-
-static int check(const mring_config_t *c, char *err, size_t errlen)
-{
-    if (c->rings[0] != 1) {
-        snprintf(err, errlen, "--rings %d: rd runs one stream; expected --rings 1", c->rings[0]);
-        return -1;
-    }
-    return 0;
-}
-
-static void exchanges(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2)
+static void exchanges(mring_builder_t *b, const mring_config_t *c, mring_call_t k, int rank, int nr, int pof2)
 {
     int nsteps = 0;
     mring_xstep_t st[32];
     for (int mask = 1; mask < pof2; mask <<= 1, nsteps++) {
         int peer = mring_fold_oldrank(nr ^ mask, c->topo.nranks);
-        st[nsteps] = (mring_xstep_t){peer, peer, 0, c->count, 0, c->count, peer < rank ? MRING_REDUCE_SRC_FIRST : 0,
+        st[nsteps] = (mring_xstep_t){peer, peer, 0, k.count, 0, k.count, peer < rank ? MRING_REDUCE_SRC_FIRST : 0,
                                      {MRING_PHASE_EXCHANGE, 0, (uint16_t)nsteps}};
     }
     mring_emit_steps(b, st, nsteps, 1, 1);
 }
 
-static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
+static int generate(const mring_config_t *c, mring_call_t k, int rank, mring_rank_sched_t *out)
 {
-    return mring_generate_folded(c, rank, out, exchanges);
+    return mring_generate_folded(c, k, rank, out, exchanges);
 }
 
 /* Closed form: copy + fold-in + lg(pof2) steps of (message of the whole buffer + its
  * reduction) + fold-out (Thakur et al. 2005: lg P (alpha + n beta + n gamma)). */
-static double closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
+static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace)
 {
     int P = c->topo.nranks, pof2 = mring_pof2_floor(P), rem = P - pof2;
-    double b = (double)c->count * (double)c->elsize, t;
+    double b = (double)k.count * (double)k.elsize, t;
     mring_flows_t f;
     if (mring_cost_flows_init(&f, c, 1))
         return -1;
@@ -75,4 +64,10 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
     return t + (inplace ? 0 : mring_cost_compute(p, b, 1, 1));
 }
 
-const mring_gen_t mring_gen_rd = {"rd", check, generate, closed};
+const mring_gen_t mring_gen_rd = {
+    .name = "rd",
+    .summary = "recursive doubling, lg P exchanges of the whole buffer (Thakur et al. 2005)",
+    .rings = MRING_RINGS_ONE,
+    .generate = generate,
+    .closed_form = closed,
+};

@@ -9,6 +9,7 @@
 
 typedef struct lb {
     const mring_config_t *c;
+    mring_call_t k;
     mring_dtype_t dtype;
     mring_redop_t op;
     size_t es;
@@ -21,7 +22,7 @@ typedef struct lb {
 static unsigned char *addr(const lb_t *lb, int rank, int buf, int64_t off, int64_t count, char *err,
                            size_t errlen)
 {
-    int64_t size = buf == MRING_BUF_SCRATCH ? lb->scheds[rank].scratch_count : lb->c->count;
+    int64_t size = buf == MRING_BUF_SCRATCH ? lb->scheds[rank].scratch_count : lb->k.count;
     unsigned char *base = buf == MRING_BUF_OUT       ? lb->out[rank]
                           : buf == MRING_BUF_SCRATCH ? lb->scratch[rank]
                                                      : (unsigned char *)lb->in[rank];
@@ -72,25 +73,22 @@ static int copy(void *ctx, int rank, const mring_op_t *op, char *err, size_t err
     return 0;
 }
 
-int mring_loopback_allreduce(const mring_config_t *c, mring_dtype_t dtype, mring_redop_t op,
+int mring_loopback_allreduce(const mring_config_t *c, int64_t count, mring_dtype_t dtype, mring_redop_t op,
                              const void *const *sendbufs, void *const *recvbufs, char *err, size_t errlen)
 {
     static const mring_local_ops_t ops = {deliver, reduce, copy};
     int P = c->topo.nranks, rc = -1, ngen = 0;
-    lb_t lb = {c, dtype, op, mring_dtype_size(dtype), sendbufs ? sendbufs : (const void *const *)recvbufs,
+    lb_t lb = {c, {count, mring_dtype_size(dtype)}, dtype, op, mring_dtype_size(dtype), sendbufs ? sendbufs : (const void *const *)recvbufs,
                recvbufs, NULL, NULL};
     mring_rank_sched_t *scheds = calloc((size_t)P, sizeof *scheds);
     lb.scratch = calloc((size_t)P, sizeof *lb.scratch);
     lb.scheds = scheds;
-    if (c->elsize != lb.es) {
-        snprintf(err, errlen, "element size %zu does not match type %s (%zu bytes)", c->elsize,
-                 mring_dtype_name(dtype), lb.es);
+    if (mring_config_check(c, err, errlen) || mring_call_check(c, lb.k, err, errlen))
         goto out;
-    }
     if (!scheds || !lb.scratch)
         goto oom;
     for (int r = 0; r < P; r++) {
-        if (mring_generate(c, r, &scheds[r]))
+        if (mring_generate(c, lb.k, r, &scheds[r]))
             goto oom;
         ngen++;
         if (scheds[r].scratch_count > 0 &&
@@ -101,7 +99,7 @@ int mring_loopback_allreduce(const mring_config_t *c, mring_dtype_t dtype, mring
         goto out;
     if (op == MRING_AVG)
         for (int r = 0; r < P; r++)
-            mring_scale_avg(recvbufs[r], (size_t)c->count, dtype, P);
+            mring_scale_avg(recvbufs[r], (size_t)count, dtype, P);
     rc = 0;
     goto out;
 oom:

@@ -1,6 +1,7 @@
-/* cli_common.c - shared parsing and error reporting of the mring command (see cli.h). */
-#include "cli.h"
+/* args.c - the command-line helpers of every mring program (see args.h). */
+#include "args.h"
 
+#include "algo.h"
 #include "units.h"
 
 #include <errno.h>
@@ -123,54 +124,48 @@ int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg)
     }
 }
 
-const char cli_conf_help[] =
-    "  --topo T          rank grid d1xd2x...xdk, d1 innermost (e.g. 4x16x4 = 4 GPUs x 16 nodes x 4 racks);\n"
-    "                    required, unless --platform gives it (its mring_topo)\n"
-    "  --algo A          multiring (default), ring, rd, rabenseifner, hier\n"
-    "  --rings R         rings (streams): R in every dimension, default 1; multiring also takes one per\n"
-    "                    dimension, R1,...,Rk; ring and hier take one value, rd and rabenseifner only 1.\n"
-    "                    Ring j runs forward for even j, backward for odd j\n"
-    "  --dim-algo LIST   multiring: ring (default) or rabenseifner (recursive halving/doubling, power-of-two\n"
-    "                    dimensions) for every dimension, or one per dimension, e.g. ring,rabenseifner,ring;\n"
-    "                    hier: the node leaders' algorithm, e.g. rabenseifner (Goyal et al.'s halving/doubling)\n"
-    "  --segment BYTES   pipelining piece (K/M/G suffixes); 0 = whole blocks (default)\n"
-    "  --type T          float32 (float, default), float64, float16, bfloat16, int32, int64\n";
+const char *cli_conf_help(void)
+{
+    static char buf[4096];
+    char algos[3072];
+    snprintf(buf, sizeof buf,
+             "  --topo T          rank grid d1xd2x...xdk, d1 innermost (e.g. 4x16x4 = 4 GPUs x 16 nodes x 4 racks);\n"
+             "                    required, unless --platform gives it (its mring_topo)\n"
+             "%s"
+             "  --segment BYTES   pipelining piece (K/M/G suffixes); 0 = whole blocks (default)\n"
+             "  --type T          %s (default float32)\n",
+             mring_algo_help(algos, sizeof algos), mring_dtype_list());
+    return buf;
+}
 
 void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *all, mring_config_t *c,
                     mring_dtype_t *dtype)
 {
     char err[256];
-    mring_topo_t topo;
+    int is_all = allow_all && cc->algo_s && !strcmp(cc->algo_s, "all");
+    mring_config_fields_t f = {cc->topo_s, is_all ? NULL : cc->algo_s, cc->rings_s, cc->dim_algo_s, NULL};
     if (all)
-        *all = 0;
+        *all = is_all;
+    mring_algo_t algo;
     if (!cc->topo_s)
         cli_usage_error(cmd, "--topo is required (e.g. --topo 4x16x4); see 'mring %s --help'", cmd);
-    if (mring_topo_parse(cc->topo_s, &topo, err, sizeof err))
-        cli_usage_error(cmd, "%s", err);
-    mring_config_default(c, &topo);
-    if (cc->algo_s) {
-        if (allow_all && !strcmp(cc->algo_s, "all"))
-            *all = 1;
-        else if (mring_algo_parse(cc->algo_s, &c->algo))
-            cli_usage_error(cmd, "--algo '%s' is unknown; expected one of %s%s", cc->algo_s, mring_algo_list(),
-                            allow_all ? ", all" : "");
-    }
-    if (cc->rings_s && mring_rings_parse(cc->rings_s, &topo, c->rings, err, sizeof err))
-        cli_usage_error(cmd, "%s", err);
-    if (cc->dim_algo_s && mring_dim_algos_parse(cc->dim_algo_s, &topo, c->dim_algo, err, sizeof err))
+    if (cc->algo_s && !is_all && mring_algo_parse(cc->algo_s, &algo))
+        cli_usage_error(cmd, "--algo '%s' is unknown; expected one of %s%s", cc->algo_s, mring_algo_list(),
+                        allow_all ? ", all" : "");
+    if (cc->segment_s) /* sizes are the command line's own parser, for the same message as -b and -e */
+        cli_size(cmd, "--segment", cc->segment_s);
+    f.segment = cc->segment_s;
+    if (mring_config_fields_read(&f, MRING_FIELDS_FLAGS, NULL, c, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
     *dtype = MRING_FLOAT32;
     if (cc->type_s && mring_dtype_parse(cc->type_s, dtype))
         cli_usage_error(cmd, "--type '%s' is unknown; expected one of %s", cc->type_s, mring_dtype_list());
-    c->elsize = mring_dtype_size(*dtype);
-    if (cc->segment_s)
-        c->segment = cli_size(cmd, "--segment", cc->segment_s);
 }
 
-void cli_conf_check(const char *cmd, const mring_config_t *c)
+void cli_conf_check(const char *cmd, const mring_config_t *c, size_t elsize)
 {
     char err[256];
-    if (mring_config_check(c, err, sizeof err))
+    if (mring_config_check(c, err, sizeof err) || mring_call_check(c, (mring_call_t){0, elsize}, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
 }
 

@@ -38,7 +38,7 @@ typedef struct mring_verify_result {
 int mring_verify_schedules(const mring_rank_sched_t *scheds, const mring_topo_t *topo, int64_t count, size_t elsize,
                            mring_verify_result_t *res);
 
-/* Generate every rank's schedule of c and verify them. Same returns. */
-int mring_verify(const mring_config_t *c, mring_verify_result_t *res);
+/* Generate every rank's schedule of call k on c and verify them. Same returns. */
+int mring_verify(const mring_config_t *c, mring_call_t k, mring_verify_result_t *res);
 
 #endif

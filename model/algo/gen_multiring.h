@@ -10,10 +10,11 @@ int mring_ring_dir(int stream, int rings);
 /* Generate the multi-dimensional ring of c over the rank grid `grid` (which may
  * differ from c->topo, the link hierarchy), with rings[i] rings in grid dimension i
  * and algos[i] (mring_dim_algo_t; NULL = rings everywhere) per grid dimension. */
-int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *grid, const int *rings,
+int mring_multiring_generate_grid(const mring_config_t *c, mring_call_t k, const mring_topo_t *grid, const int *rings,
                                   const uint8_t *algos, int rank, mring_rank_sched_t *out);
 
-/* Closed-form time of multiring/ring (see cost.h). */
-double mring_multiring_closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace);
+/* Closed-form time (see cost.h) of the same multi-dimensional ring: grid, rings and algos as above. */
+double mring_multiring_closed_grid(const mring_config_t *c, mring_call_t k, const mring_topo_t *grid, const int *rings,
+                                   const uint8_t *algos, const mring_cost_params_t *p, int inplace);
 
 #endif

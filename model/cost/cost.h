@@ -41,12 +41,11 @@
 #ifndef MRING_COST_H
 #define MRING_COST_H
 
+#include "config.h"
 #include "topology.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-struct mring_config;
 
 typedef struct mring_link {
     double alpha; /* seconds */
@@ -78,13 +77,14 @@ double mring_cost_msg(const mring_cost_params_t *p, int dim, double bytes, doubl
 /* Time of a REDUCE (copy = 0) or COPY (copy = 1) of `bytes`, m_g streams sharing the GPU. */
 double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg, int copy);
 
-/* Closed-form time (seconds) of configuration c; inplace != 0 skips the IN->OUT copy. */
-double mring_cost_closed(const struct mring_config *c, const mring_cost_params_t *p, int inplace);
+/* Closed-form time (seconds) of call k on configuration c (the generator's closed_form, algo.h);
+ * inplace != 0 skips the IN->OUT copy.  -1 when memory runs out. */
+double mring_cost_closed(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace);
 
 /*
  * Walk all ranks' schedules of c under the model; returns the time in seconds, or a negative value
  * if the schedules deadlock or memory runs out.
  */
-double mring_cost_walk(const struct mring_config *c, const mring_cost_params_t *p, int inplace);
+double mring_cost_walk(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace);
 
 #endif

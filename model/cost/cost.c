@@ -1,7 +1,7 @@
 /* cost.c - alpha-beta-gamma primitives and --links parsing (see cost.h). */
 #include "cost.h"
 
-#include "gen.h"
+#include "algo.h"
 #include "units.h"
 
 #include <errno.h>
@@ -98,11 +98,12 @@ double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg,
     return mg * (copy ? 2.0 / 3.0 : 1.0) * bytes / p->gamma_bw;
 }
 
-double mring_cost_closed(const struct mring_config *c, const mring_cost_params_t *p, int inplace)
+double mring_cost_closed(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace)
 {
-    if (c->count == 0) /* nothing moves: no messages, as in the schedules */
+    const mring_gen_t *g = mring_algo_gen(c->algo);
+    if (k.count == 0) /* nothing moves: no messages, as in the schedules */
         return 0;
-    return mring_gen_get(c->algo)->closed_form(c, p, inplace);
+    return g->closed_form ? g->closed_form(c, k, p, inplace) : mring_cost_walk(c, k, p, inplace);
 }
 
 char *mring_links_format(const mring_cost_params_t *p, char *buf, size_t len)

@@ -3,13 +3,15 @@
  * BlueConnect): reduce-scatter along dimensions 1..k, each dimension's groups
  * at once on the segment the previous dimension left, then allgather in
  * reverse order k..1, so the innermost (fastest) dimension carries the largest
- * volume in both phases.  Schedule and cost: ../shared/reference/algorithm-notes.md
- * sections 1.2 and 2.6 (Cho et al., arXiv 1708.02188; Cho et al., SysML 2019).
+ * volume in both phases (Cho et al., "PowerAI DDL", arXiv 1708.02188, 2017; Cho et al.,
+ * "BlueConnect", SysML 2019).  The cost of a dimension's ring is that of a flat ring of d_i ranks
+ * on its block: (d_i - 1) steps each way (Patarasuk and Yuan, JPDC 69(2), 2009).
  */
 #include "gen.h"
 #include "gen_multiring.h"
 #include "cost_closed.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int mring_ring_dir(int stream, int rings) { return (stream % rings) % 2 ? -1 : 1; }
@@ -80,7 +82,7 @@ static void stream_schedule(mring_builder_t *b, const mring_topo_t *grid, const 
             stage(b, grid, rank, i, rings[i], algos ? algos[i] : MRING_DIM_RING, 0, offs[i], lens[i], members);
 }
 
-int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *grid, const int *rings,
+int mring_multiring_generate_grid(const mring_config_t *c, mring_call_t k, const mring_topo_t *grid, const int *rings,
                                   const uint8_t *algos, int rank, mring_rank_sched_t *out)
 {
     int S = 1, dmax = 1;
@@ -97,11 +99,11 @@ int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *g
         mring_rank_sched_free(out);
         return -1;
     }
-    slot = scratch_slot(grid, algos, mring_ceil_div(c->count, S));
+    slot = scratch_slot(grid, algos, mring_ceil_div(k.count, S));
     for (int j = 0; j < S; j++) {
         mring_builder_t b;
-        mring_builder_init(&b, out, j, c, j * slot);
-        stream_schedule(&b, grid, rings, algos, rank, mring_split_off(c->count, S, j), mring_split_len(c->count, S, j),
+        mring_builder_init(&b, out, j, c, k, j * slot);
+        stream_schedule(&b, grid, rings, algos, rank, mring_split_off(k.count, S, j), mring_split_len(k.count, S, j),
                         members);
         if (b.err) {
             free(members);
@@ -113,12 +115,10 @@ int mring_multiring_generate_grid(const mring_config_t *c, const mring_topo_t *g
     return 0;
 }
 
-static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
+static int generate(const mring_config_t *c, mring_call_t k, int rank, mring_rank_sched_t *out)
 {
-    return mring_multiring_generate_grid(c, &c->topo, c->rings, c->dim_algo, rank, out);
+    return mring_multiring_generate_grid(c, k, &c->topo, c->rings, c->dim_algo, rank, out);
 }
-
-const mring_gen_t mring_gen_multiring = {"multiring", NULL, generate, mring_multiring_closed};
 
 static int lg(int d)
 {
@@ -133,29 +133,28 @@ static int lg(int d)
  * reduce-scatter and (d_i - 1) steps of one block in the allgather, blocks of
  * ceil(L_{i-1} / d_i) elements, L_0 = ceil(count / S); a dimension run by recursive halving costs
  * lg d_i steps of d_i / 2^(k+1) blocks each way. */
-double mring_multiring_closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
+double mring_multiring_closed_grid(const mring_config_t *c, mring_call_t k, const mring_topo_t *grid, const int *rings,
+                                   const uint8_t *algos, const mring_cost_params_t *p, int inplace)
 {
-    mring_topo_t grid = c->algo == MRING_ALGO_RING ? mring_topo_flat(c->topo.nranks) : c->topo;
     int S = mring_config_nstreams(c), P = c->topo.nranks;
-    int64_t len = mring_ceil_div(c->count, S);
-    double e = (double)c->elsize, t;
+    int64_t len = mring_ceil_div(k.count, S);
+    double e = (double)k.elsize, t;
     mring_flows_t f;
     if (mring_cost_flows_init(&f, c, S))
         return -1;
-    for (int i = 0; i < grid.ndims; i++) {
-        int d = grid.dims[i], halving = c->algo == MRING_ALGO_MULTIRING && c->dim_algo[i] == MRING_DIM_RABENSEIFNER;
-        int rings = c->algo == MRING_ALGO_RING ? c->rings[0] : c->rings[i];
+    for (int i = 0; i < grid->ndims; i++) {
+        int d = grid->dims[i], halving = algos && algos[i] == MRING_DIM_RABENSEIFNER;
         int64_t blk = mring_ceil_div(len, d);
         if (d == 1)
             continue;
         for (int phase = 0; phase < 2; phase++) /* reduce-scatter, then allgather */
-            for (int k = 0; k < (halving ? lg(d) : 1); k++) {
-                /* a ring step moves one block; halving step k moves d / 2^(k+1) blocks */
-                double bytes = (double)blk * e * (halving ? d >> (k + 1) : 1);
+            for (int st = 0; st < (halving ? lg(d) : 1); st++) {
+                /* a ring step moves one block; halving step st moves d / 2^(st+1) blocks */
+                double bytes = (double)blk * e * (halving ? d >> (st + 1) : 1);
                 for (int r = 0; r < P; r++)
                     for (int j = 0; j < S; j++) {
-                        f.to[r * S + j] = halving ? mring_topo_group_member(&grid, r, i, mring_topo_coord(&grid, r, i) ^ (1 << k))
-                                                  : mring_topo_neighbor(&grid, r, i, mring_ring_dir(j, rings));
+                        f.to[r * S + j] = halving ? mring_topo_group_member(grid, r, i, mring_topo_coord(grid, r, i) ^ (1 << st))
+                                                  : mring_topo_neighbor(grid, r, i, mring_ring_dir(j, rings[i]));
                         f.bytes[r * S + j] = bytes;
                         f.red[r * S + j] = phase == 0 ? bytes : 0;
                     }
@@ -169,6 +168,68 @@ double mring_multiring_closed(const mring_config_t *c, const mring_cost_params_t
     t = mring_cost_flows_result(&f);
     mring_cost_flows_free(&f);
     if (!inplace)
-        t += mring_cost_compute(p, (double)mring_ceil_div(c->count, S) * e, S, 1);
+        t += mring_cost_compute(p, (double)mring_ceil_div(k.count, S) * e, S, 1);
     return t;
 }
+
+static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace)
+{
+    return mring_multiring_closed_grid(c, k, &c->topo, c->rings, c->dim_algo, p, inplace);
+}
+
+/* Recursive halving needs power-of-two groups. */
+static int check(const mring_config_t *c, char *err, size_t errlen)
+{
+    for (int i = 0; i < c->topo.ndims; i++) {
+        int d = c->topo.dims[i];
+        if (c->dim_algo[i] == MRING_DIM_RABENSEIFNER && (d & (d - 1))) {
+            snprintf(err, errlen,
+                     "--dim-algo rabenseifner in dimension %d needs a power-of-two size, and %d is not; use ring there",
+                     i + 1, d);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The tuner's candidates on a grid of two or more dimensions (on one it is the flat ring): 1, 2, 4, 8
+ * rings in every dimension, 2, 4, 8 in the first only, and recursive halving in every dimension of a
+ * power-of-two grid. */
+static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *s)
+{
+    mring_config_t c;
+    int pof2 = 1;
+    (void)natural;
+    if (topo->ndims < 2)
+        return 0;
+    mring_config_default(&c, topo);
+    for (int r = 1; r <= 8; r *= 2) {
+        for (int i = 0; i < topo->ndims; i++)
+            c.rings[i] = r;
+        if (s->add(s, &c))
+            return -1;
+    }
+    for (int r = 2; r <= 8; r *= 2) {
+        for (int i = 0; i < topo->ndims; i++)
+            c.rings[i] = i ? 1 : r;
+        if (s->add(s, &c))
+            return -1;
+    }
+    for (int i = 0; i < topo->ndims; i++) {
+        c.rings[i] = 1;
+        c.dim_algo[i] = MRING_DIM_RABENSEIFNER;
+        pof2 &= !(topo->dims[i] & (topo->dims[i] - 1));
+    }
+    return pof2 ? s->add(s, &c) : 0;
+}
+
+const mring_gen_t mring_gen_multiring = {
+    .name = "multiring",
+    .summary = "rings per dimension, reduce-scatter 1..k then allgather k..1 (PowerAI DDL, BlueConnect)",
+    .rings = MRING_RINGS_PER_DIM,
+    .dim_algo_help = "each dimension's algorithm (rabenseifner: power-of-two dimensions)",
+    .check = check,
+    .generate = generate,
+    .closed_form = closed,
+    .candidates = candidates,
+};

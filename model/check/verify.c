@@ -353,7 +353,7 @@ int mring_verify_schedules(const mring_rank_sched_t *scheds, const mring_topo_t 
     return 0;
 }
 
-int mring_verify(const mring_config_t *c, mring_verify_result_t *res)
+int mring_verify(const mring_config_t *c, mring_call_t k, mring_verify_result_t *res)
 {
     int P = c->topo.nranks, n = 0, rc = -1;
     mring_rank_sched_t *scheds = calloc((size_t)P, sizeof *scheds);
@@ -361,9 +361,9 @@ int mring_verify(const mring_config_t *c, mring_verify_result_t *res)
     if (!scheds)
         return -1;
     for (; n < P; n++)
-        if (mring_generate(c, n, &scheds[n]))
+        if (mring_generate(c, k, n, &scheds[n]))
             goto out;
-    rc = mring_verify_schedules(scheds, &c->topo, c->count, c->elsize, res);
+    rc = mring_verify_schedules(scheds, &c->topo, k.count, k.elsize, res);
 out:
     for (int r = 0; r < n; r++)
         mring_rank_sched_free(&scheds[r]);

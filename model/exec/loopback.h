@@ -14,12 +14,12 @@
 #include <stddef.h>
 
 /*
- * Allreduce with configuration c (c->elsize must equal the size of dtype):
- * sendbufs[r] and recvbufs[r] hold c->count elements for rank r; for an
+ * Allreduce of count elements of dtype with configuration c:
+ * sendbufs[r] and recvbufs[r] hold count elements for rank r; for an
  * in-place call pass sendbufs == NULL (recvbufs hold the input).  avg divides
  * by P once at the end.  Returns 0, or -1 with a one-line reason in err.
  */
-int mring_loopback_allreduce(const mring_config_t *c, mring_dtype_t dtype, mring_redop_t op,
+int mring_loopback_allreduce(const mring_config_t *c, int64_t count, mring_dtype_t dtype, mring_redop_t op,
                              const void *const *sendbufs, void *const *recvbufs, char *err, size_t errlen);
 
 #endif

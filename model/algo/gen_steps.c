@@ -4,11 +4,11 @@
 #include <stdlib.h>
 
 void mring_builder_init(mring_builder_t *b, mring_rank_sched_t *rs, int stream, const mring_config_t *c,
-                        int64_t scratch_base)
+                        mring_call_t k, int64_t scratch_base)
 {
     b->rs = rs;
     b->stream = stream;
-    b->piece = c->segment > 0 ? (int64_t)((size_t)c->segment / c->elsize) : 0;
+    b->piece = c->segment > 0 ? (int64_t)((size_t)c->segment / k.elsize) : 0;
     if (b->piece < 1 && c->segment > 0)
         b->piece = 1;
     b->scratch_base = scratch_base;
@@ -275,19 +275,20 @@ void mring_emit_halving(mring_builder_t *b, const mring_halving_t *h, const int 
     mring_emit_steps(b, st, h->n, reduce, 0);
 }
 
-int mring_generate_folded(const mring_config_t *c, int rank, mring_rank_sched_t *out,
-                          void (*body)(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2))
+int mring_generate_folded(const mring_config_t *c, mring_call_t k, int rank, mring_rank_sched_t *out,
+                          void (*body)(mring_builder_t *b, const mring_config_t *c, mring_call_t k, int rank, int nr,
+                                       int pof2))
 {
     int P = c->topo.nranks, nr = mring_fold_newrank(rank, P);
     mring_builder_t b;
     if (mring_rank_sched_init(out, rank, 1))
         return -1;
-    mring_builder_init(&b, out, 0, c, 0);
-    mring_emit_prologue(&b, 0, c->count);
-    mring_emit_fold(&b, rank, P, c->count, 0);
+    mring_builder_init(&b, out, 0, c, k, 0);
+    mring_emit_prologue(&b, 0, k.count);
+    mring_emit_fold(&b, rank, P, k.count, 0);
     if (nr >= 0)
-        body(&b, c, rank, nr, mring_pof2_floor(P));
-    mring_emit_fold(&b, rank, P, c->count, 1);
+        body(&b, c, k, rank, nr, mring_pof2_floor(P));
+    mring_emit_fold(&b, rank, P, k.count, 1);
     if (b.err) {
         mring_rank_sched_free(out);
         return -1;

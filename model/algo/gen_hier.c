@@ -70,8 +70,8 @@ static void leaders_allreduce(mring_builder_t *b, const mring_config_t *c, const
         mring_halving_t h;
         int peers[32];
         mring_halving_plan(&h, idx, m);
-        for (int k = 0; k < h.n; k++)
-            peers[k] = leaders[h.peer[k]];
+        for (int s = 0; s < h.n; s++)
+            peers[s] = leaders[h.peer[s]];
         mring_emit_halving(b, &h, peers, rank, off, len, m, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
         mring_emit_halving(b, &h, peers, rank, off, len, m, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
         return;
@@ -81,11 +81,11 @@ static void leaders_allreduce(mring_builder_t *b, const mring_config_t *c, const
     mring_emit_ring(b, leaders, m, idx, dir, off, len, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
 }
 
-static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
+static int generate(const mring_config_t *c, mring_call_t k, int rank, mring_rank_sched_t *out)
 {
     int P = c->topo.nranks, g = c->topo.dims[0], S = mring_config_nstreams(c);
     int m = P / g, c1 = rank % g;
-    int64_t slot = mring_ceil_div(c->count, S);
+    int64_t slot = mring_ceil_div(k.count, S);
     int *leaders = NULL;
     if (mring_rank_sched_init(out, rank, S))
         return -1;
@@ -99,8 +99,8 @@ static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
     }
     for (int j = 0; j < S; j++) {
         mring_builder_t b;
-        int64_t off = mring_split_off(c->count, S, j), len = mring_split_len(c->count, S, j);
-        mring_builder_init(&b, out, j, c, j * slot);
+        int64_t off = mring_split_off(k.count, S, j), len = mring_split_len(k.count, S, j);
+        mring_builder_init(&b, out, j, c, k, j * slot);
         mring_emit_prologue(&b, off, len);
         chain(&b, rank, g, c1, off, len, 0);
         if (leaders)
@@ -129,11 +129,11 @@ static int lg(int m)
     return k;
 }
 
-static double closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
+static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace)
 {
     int P = c->topo.nranks, g = c->topo.dims[0], m = P / g, S = mring_config_nstreams(c);
-    int64_t len = mring_ceil_div(c->count, S), blk = mring_ceil_div(len, m > 0 ? m : 1);
-    double e = (double)c->elsize, t;
+    int64_t len = mring_ceil_div(k.count, S), blk = mring_ceil_div(len, m > 0 ? m : 1);
+    double e = (double)k.elsize, t;
     mring_flows_t f;
     mring_topo_t leaders = mring_topo_flat(m);
     if (mring_cost_flows_init(&f, c, S))
@@ -153,12 +153,12 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
     }
     for (int phase = 0; m > 1 && phase < 2; phase++) {
         int halving = leader_algo(c) == MRING_DIM_RABENSEIFNER, nsteps = halving ? lg(m) : 1;
-        for (int k = 0; k < nsteps; k++) {
-            /* a ring step moves one block (m - 1 times); halving step k moves m / 2^(k+1) blocks once */
-            double bytes = (double)blk * e * (halving ? m >> (k + 1) : 1);
+        for (int st = 0; st < nsteps; st++) {
+            /* a ring step moves one block (m - 1 times); halving step st moves m / 2^(st+1) blocks once */
+            double bytes = (double)blk * e * (halving ? m >> (st + 1) : 1);
             for (int r = 0; r < P; r += g)
                 for (int j = 0; j < S; j++) {
-                    f.to[r * S + j] = g * (halving ? (r / g) ^ (1 << k)
+                    f.to[r * S + j] = g * (halving ? (r / g) ^ (1 << st)
                                                    : mring_topo_neighbor(&leaders, r / g, 0, mring_ring_dir(j, c->rings[0])));
                     f.bytes[r * S + j] = bytes;
                     f.red[r * S + j] = phase == 0 ? bytes : 0;
@@ -175,4 +175,28 @@ fail:
     return -1;
 }
 
-const mring_gen_t mring_gen_hier = {"hier", check, generate, closed};
+/* The tuner's candidates: 1 and 2 leader rings on the natural grid. */
+static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *s)
+{
+    mring_config_t c;
+    mring_config_default(&c, topo);
+    c.algo = MRING_ALGO_HIER;
+    for (int r = 1; natural && r <= 2; r++) {
+        for (int i = 0; i < topo->ndims; i++)
+            c.rings[i] = r;
+        if (s->add(s, &c))
+            return -1;
+    }
+    return 0;
+}
+
+const mring_gen_t mring_gen_hier = {
+    .name = "hier",
+    .summary = "reduce to a node leader, allreduce among leaders, broadcast (Goyal et al. 2017)",
+    .rings = MRING_RINGS_UNIFORM,
+    .dim_algo_help = "the node leaders' algorithm (rabenseifner = Goyal et al.'s halving/doubling)",
+    .check = check,
+    .generate = generate,
+    .closed_form = closed,
+    .candidates = candidates,
+};

@@ -34,6 +34,7 @@ typedef struct witem { /* a posted send (arrival known) or receive (waiting) */
 
 typedef struct walk {
     const mring_config_t *c;
+    mring_call_t k;
     const mring_cost_params_t *p;
     int inplace, P, S;
     mring_rank_sched_t *sch;
@@ -206,7 +207,7 @@ static double ready_time(walk_t *w, wstream_t *st, int r, int s, const mring_op_
 
 static void issue(walk_t *w, wstream_t *st, int r, int s, const mring_op_t *op, int64_t g, double t)
 {
-    double bytes = (double)op->count * (double)w->c->elsize;
+    double bytes = (double)op->count * (double)w->k.elsize;
     switch (op->kind) {
     case MRING_OP_SEND: {
         int ld = mring_topo_link_dim(&w->c->topo, r, op->peer);
@@ -292,7 +293,7 @@ static int setup(walk_t *w)
     if (!w->sch || !w->ws || !w->queue || !w->chan)
         return -1;
     for (int r = 0; r < w->P; r++) {
-        if (mring_generate(w->c, r, &w->sch[r]))
+        if (mring_generate(w->c, w->k, r, &w->sch[r]))
             return -1;
         for (int s = 0; s < w->S; s++) {
             w->ws[r * w->S + s].base = w->nops;
@@ -331,11 +332,12 @@ static void teardown(walk_t *w)
     free(w->mult);
 }
 
-double mring_cost_walk(const struct mring_config *c, const mring_cost_params_t *p, int inplace)
+double mring_cost_walk(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace)
 {
     walk_t w = {0};
     double t = -1;
     w.c = c;
+    w.k = k;
     w.p = p;
     w.inplace = inplace;
     w.P = c->topo.nranks;

@@ -13,15 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int check(const mring_config_t *c, char *err, size_t errlen)
-{
-    if (c->rings[0] != 1) {
-        snprintf(err, errlen, "--rings %d: rabenseifner runs one stream; expected --rings 1", c->rings[0]);
-        return -1;
-    }
-    return 0;
-}
-
 static void plan(mring_halving_t *h, int peers[32], int nr, int pof2, int P)
 {
     mring_halving_plan(h, nr, pof2);
@@ -29,32 +20,32 @@ static void plan(mring_halving_t *h, int peers[32], int nr, int pof2, int P)
         peers[k] = mring_fold_oldrank(h->peer[k], P);
 }
 
-static int64_t range_len(const mring_config_t *c, int pof2, mring_brange_t r)
+static int64_t range_len(int64_t count, int pof2, mring_brange_t r)
 {
-    return mring_split_off(c->count, pof2, r.hi) - mring_split_off(c->count, pof2, r.lo);
+    return mring_split_off(count, pof2, r.hi) - mring_split_off(count, pof2, r.lo);
 }
 
-static void halving_doubling(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2)
+static void halving_doubling(mring_builder_t *b, const mring_config_t *c, mring_call_t k, int rank, int nr, int pof2)
 {
     mring_halving_t h;
     int peers[32];
     plan(&h, peers, nr, pof2, c->topo.nranks);
-    mring_emit_halving(b, &h, peers, rank, 0, c->count, pof2, 1, (mring_label_t){MRING_PHASE_RS, 0, 0});
-    mring_emit_halving(b, &h, peers, rank, 0, c->count, pof2, 0, (mring_label_t){MRING_PHASE_AG, 0, 0});
+    mring_emit_halving(b, &h, peers, rank, 0, k.count, pof2, 1, (mring_label_t){MRING_PHASE_RS, 0, 0});
+    mring_emit_halving(b, &h, peers, rank, 0, k.count, pof2, 0, (mring_label_t){MRING_PHASE_AG, 0, 0});
 }
 
-static int generate(const mring_config_t *c, int rank, mring_rank_sched_t *out)
+static int generate(const mring_config_t *c, mring_call_t k, int rank, mring_rank_sched_t *out)
 {
-    return mring_generate_folded(c, rank, out, halving_doubling);
+    return mring_generate_folded(c, k, rank, out, halving_doubling);
 }
 
 /* Closed form: copy + fold-in + lg(pof2) halving steps (message of the half sent
  * + reduction of the half kept) + lg(pof2) doubling steps + fold-out
  * (Thakur et al. 2005: 2 lg P alpha + 2 (P-1)/P n beta + (P-1)/P n gamma). */
-static double closed(const mring_config_t *c, const mring_cost_params_t *p, int inplace)
+static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace)
 {
     int P = c->topo.nranks, pof2 = mring_pof2_floor(P), rem = P - pof2, lg = 0;
-    double e = (double)c->elsize, b = (double)c->count * e, t;
+    double e = (double)k.elsize, b = (double)k.count * e, t;
     mring_flows_t f;
     mring_halving_t *plans = malloc((size_t)P * sizeof *plans);
     int (*peers)[32] = malloc((size_t)P * sizeof *peers);
@@ -78,12 +69,12 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
                 f.red[r] = s == -1 ? b : 0;
             } else if (nr >= 0 && s < lg) {
                 f.to[r] = peers[r][s];
-                f.bytes[r] = (double)range_len(c, pof2, plans[r].snd[s]) * e;
-                f.red[r] = (double)range_len(c, pof2, plans[r].keep[s]) * e;
+                f.bytes[r] = (double)range_len(k.count, pof2, plans[r].snd[s]) * e;
+                f.red[r] = (double)range_len(k.count, pof2, plans[r].keep[s]) * e;
             } else if (nr >= 0) {
-                int k = 2 * lg - 1 - s;
-                f.to[r] = peers[r][k];
-                f.bytes[r] = (double)range_len(c, pof2, plans[r].keep[k]) * e;
+                int back = 2 * lg - 1 - s; /* the doubling retraces the halving */
+                f.to[r] = peers[r][back];
+                f.bytes[r] = (double)range_len(k.count, pof2, plans[r].keep[back]) * e;
             }
             any |= f.to[r] >= 0;
         }
@@ -98,4 +89,10 @@ static double closed(const mring_config_t *c, const mring_cost_params_t *p, int 
     return t + (inplace ? 0 : mring_cost_compute(p, b, 1, 1));
 }
 
-const mring_gen_t mring_gen_rabenseifner = {"rabenseifner", check, generate, closed};
+const mring_gen_t mring_gen_rabenseifner = {
+    .name = "rabenseifner",
+    .summary = "recursive halving reduce-scatter + doubling allgather (Thakur et al. 2005)",
+    .rings = MRING_RINGS_ONE,
+    .generate = generate,
+    .closed_form = closed,
+};

@@ -1,5 +1,5 @@
 /*
- * gen.h - what the generators share (internal to model/): the registry entry,
+ * gen.h - what the generators share (internal to model/algo/): the registry entry,
  * the stream builder, and the step emitters that turn a list of exchange steps
  * into pipelined SEND/RECV/REDUCE ops.
  */
@@ -9,19 +9,9 @@
 #include "algo.h"
 #include "cost.h"
 
-typedef struct mring_gen {
-    const char *name;
-    /* extra checks beyond the common ones; NULL = none */
-    int (*check)(const mring_config_t *c, char *err, size_t errlen);
-    int (*generate)(const mring_config_t *c, int rank, mring_rank_sched_t *out);
-    /* closed-form alpha-beta-gamma time in seconds (see cost.h) */
-    double (*closed_form)(const mring_config_t *c, const mring_cost_params_t *p, int inplace);
-} mring_gen_t;
-
+/* The built-in registry entries (algo.c's table). */
 extern const mring_gen_t mring_gen_multiring, mring_gen_ring, mring_gen_rd, mring_gen_rabenseifner,
     mring_gen_hier;
-
-const mring_gen_t *mring_gen_get(mring_algo_t a);
 
 /* Emits ops into one stream of a rank schedule. */
 typedef struct mring_builder {
@@ -33,7 +23,7 @@ typedef struct mring_builder {
 } mring_builder_t;
 
 void mring_builder_init(mring_builder_t *b, mring_rank_sched_t *rs, int stream, const mring_config_t *c,
-                        int64_t scratch_base);
+                        mring_call_t k, int64_t scratch_base);
 
 /* Label of ops: phase, stage dimension (0-based), step. */
 typedef struct mring_label {
@@ -116,7 +106,8 @@ void mring_emit_fold(mring_builder_t *b, int rank, int nranks, int64_t count, in
 
 /* A one-stream schedule: the IN->OUT prologue, the fold-in, body(b, c, rank, newrank, pof2) for the
  * pof2 ranks that stay, the fold-out (rd, rabenseifner).  Returns 0 or -1 (no memory). */
-int mring_generate_folded(const mring_config_t *c, int rank, mring_rank_sched_t *out,
-                          void (*body)(mring_builder_t *b, const mring_config_t *c, int rank, int nr, int pof2));
+int mring_generate_folded(const mring_config_t *c, mring_call_t k, int rank, mring_rank_sched_t *out,
+                          void (*body)(mring_builder_t *b, const mring_config_t *c, mring_call_t k, int rank, int nr,
+                                       int pof2));
 
 #endif
