@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Figures and their sources: ../shared/reference/platform-numbers.md (ids in brackets). */
+/* Figures and their sources: platforms/SOURCES.md (ids in brackets). */
 static const char minsky_source[] =
     " IBM Power S822LC for HPC (Minsky, 8335-GTB): 2 POWER8 + 4 P100 SXM2 per node; per socket a CPU-GPU-GPU\n"
     " triangle of NVLink 1.0 with 2 links per edge, 40 GB/s per direction nominal, 36 GB/s effective\n"

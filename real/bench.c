@@ -242,6 +242,8 @@ static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, 
     mring_ctx_free(r->ctx);
     if (mring_ctx_create(MPI_COMM_WORLD, &c, r->b->timeout, &r->ctx, err, sizeof err) != MPI_SUCCESS)
         cli_usage_error(NULL, "--tuning %s: %s", r->b->tuning_file, err);
+    if (r->rank == 0 && r->b->fmt == MRING_FMT_TABLE) /* the whole configuration, dim-algo and segment too */
+        printf("# from %lld bytes: %s\n", (long long)size, mring_config_describe(&c, err, sizeof err));
     row->algo = mring_algo_name(c.algo);
     mring_topo_format(&c.topo, topo, 64);
     mring_rings_format(&c, rings, 64);

@@ -13,7 +13,8 @@
  * algo, topo, rings, dim_algo and segment; its rank count must match the communicator).  A configuration that does not fit the
  * communicator (wrong rank count) falls through to PMPI_Allreduce; a bad or unfitting setting is
  * reported once, on rank 0 of MPI_COMM_WORLD, on stderr.  MRING_PMPI_STATS=1 prints, at
- * MPI_Finalize on rank 0, how many calls went through mring and how many passed through.
+ * MPI_Finalize on rank 0, how many calls went through mring and how many passed through, and how
+ * many ran with each configuration (as `mring simulate` flags).
  */
 #include "libmring.h"
 #include "tuning.h"
@@ -34,6 +35,25 @@ typedef struct comm_ctxs {
 
 static int keyval = MPI_KEYVAL_INVALID;
 static long long through, passed;
+
+/* Calls per configuration, for MRING_PMPI_STATS (the first MAX_SEEN distinct ones). */
+#define MAX_SEEN 16
+static struct {
+    mring_config_t c;
+    long long calls;
+} seen[MAX_SEEN];
+static int nseen;
+
+static void count_config(const mring_config_t *c)
+{
+    int i = 0;
+    while (i < nseen && !mring_config_equal(&seen[i].c, c))
+        i++;
+    if (i == nseen && nseen < MAX_SEEN)
+        seen[nseen++].c = *c;
+    if (i < nseen)
+        seen[i].calls++;
+}
 static mring_tuning_t *tuning;
 static int tuning_loaded;
 
@@ -163,6 +183,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
         return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
     }
     through++;
+    count_config(&c);
     return mring_allreduce(sendbuf, recvbuf, count, t, o, ctx);
 }
 
@@ -171,8 +192,12 @@ int MPI_Finalize(void)
     int rank = 0;
     const char *s = getenv("MRING_PMPI_STATS");
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (s && *s == '1' && rank == 0)
+    if (s && *s == '1' && rank == 0) {
+        char d[256];
         printf("mring-pmpi: %lld calls through mring, %lld passed to MPI\n", through, passed);
+        for (int i = 0; i < nseen; i++)
+            printf("mring-pmpi:   %lld calls with %s\n", seen[i].calls, mring_config_describe(&seen[i].c, d, sizeof d));
+    }
     mring_tuning_free(tuning); /* contexts go with their communicators' attributes */
     return PMPI_Finalize();
 }

@@ -72,10 +72,37 @@ static void topology_mismatch_falls_through(void **state)
     run_app("MRING_TOPO=3x2", "mring-pmpi: 0 calls through mring, 10002 passed to MPI");
 }
 
+/* MRING_DIM_ALGO is read like --dim-algo, and checked by the algorithm's rules. */
+static void dim_algo(void **state)
+{
+    (void)state;
+    run_app("MRING_TOPO=2 MRING_DIM_ALGO=rabenseifner",
+            "mring-pmpi:   10001 calls with --algo multiring --topo 2 --rings 1 --dim-algo rabenseifner\n");
+    run_app("MRING_TOPO=2 MRING_DIM_ALGO=halving", "mring-pmpi: MRING_DIM_ALGO 'halving' is not valid");
+}
+
+/* A tuning entry's dim-algo and segment reach the schedule, as with mring-bench --tuning. */
+static void tuning_dim_algo(void **state)
+{
+    char path[] = "/tmp/mring-test-pmpi-tuning-XXXXXX", env[128];
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    (void)state;
+    assert_non_null(f);
+    fprintf(f, "{\"mring_tuning\": 1, \"ranks\": 2, \"entries\": [{\"min_size\": 0, \"max_size\": "
+               "9223372036854775807, \"algo\": \"multiring\", \"topo\": \"2\", \"rings\": \"2\", "
+               "\"dim_algo\": \"rabenseifner\", \"segment\": 64}]}\n");
+    fclose(f);
+    snprintf(env, sizeof env, "MRING_TUNING=%s", path);
+    run_app(env, "mring-pmpi:   10001 calls with --algo multiring --topo 2 --rings 2 --dim-algo rabenseifner --segment 64\n");
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(routed), cmocka_unit_test(ring_algorithm),
                                        cmocka_unit_test(topology_mismatch_falls_through),
-                                       cmocka_unit_test(communicator_reuse), cmocka_unit_test(bad_setting_is_reported)};
+                                       cmocka_unit_test(communicator_reuse), cmocka_unit_test(bad_setting_is_reported),
+                                       cmocka_unit_test(dim_algo), cmocka_unit_test(tuning_dim_algo)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -260,9 +260,36 @@ static void test_bench_timeout_names_stuck_op(void **state)
 
 #define CHECK_P(p) {"mpi_allreduce_check_P" #p, test_allreduce_check, NULL, NULL, (void *)(intptr_t)(p)}
 
+/* --tuning: each size runs the entry's whole configuration, dim-algo and segment included (named in the
+ * table when it changes), and every result is checked. */
+static void test_bench_tuning_dim_algo(void **state)
+{
+    char path[] = "/tmp/mring-test-bench-tuning-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    (void)state;
+    assert_non_null(f);
+    fprintf(f, "{\"mring_tuning\": 1, \"ranks\": 4, \"entries\": ["
+               "{\"min_size\": 0, \"max_size\": 4095, \"algo\": \"rd\", \"topo\": \"4\", \"rings\": \"1\"},"
+               "{\"min_size\": 4096, \"max_size\": 9223372036854775807, \"algo\": \"multiring\", \"topo\": \"2x2\","
+               " \"rings\": \"1\", \"dim_algo\": \"rabenseifner,rabenseifner\", \"segment\": 1024}]}\n");
+    fclose(f);
+    const char *args[] = {"-b", "8", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", "--tuning", path, NULL};
+    struct cli_result r;
+    mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
+    unlink(path);
+    want_exit0(&r);
+    if (!strstr(r.out, "# from 8 bytes: --algo rd --topo 4 --rings 1\n") ||
+        !strstr(r.out, "# from 4096 bytes: --algo multiring --topo 2x2 --rings 1 --dim-algo rabenseifner --segment 1K\n") ||
+        !strstr(r.out, "\n# Out of bounds values : 0 OK\n"))
+        fail_msg("%s: want the entries' configurations named and 0 wrong; got:\n%s", r.cmd, r.out);
+    cli_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bench_tuning_dim_algo),
         cmocka_unit_test(test_bench_bad_topo), cmocka_unit_test(test_bench_bad_type),
         cmocka_unit_test(test_bench_table),    cmocka_unit_test(test_bench_csv),
         cmocka_unit_test(test_bench_mpi),      cmocka_unit_test(test_bench_avg_float16),

@@ -89,6 +89,10 @@ int mring_halving_block(const mring_halving_t *h);
 void mring_emit_halving(mring_builder_t *b, const mring_halving_t *h, const int *peers, int rank, int64_t off,
                         int64_t len, int d, int reduce, mring_label_t label);
 
+/* Offer the tuner algo on topo with each of rings[0..n-1] rings in every dimension (and ring in every
+ * dimension).  Returns 0 or -1 (s->add failed). */
+int mring_cand_uniform(const mring_topo_t *topo, mring_algo_t algo, const int *rings, int n, mring_cand_sink_t *s);
+
 /* Ceil division for non-negative values. */
 static inline int64_t mring_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

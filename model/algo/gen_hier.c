@@ -178,23 +178,15 @@ fail:
 /* The tuner's candidates: 1 and 2 leader rings on the natural grid. */
 static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *s)
 {
-    mring_config_t c;
-    mring_config_default(&c, topo);
-    c.algo = MRING_ALGO_HIER;
-    for (int r = 1; natural && r <= 2; r++) {
-        for (int i = 0; i < topo->ndims; i++)
-            c.rings[i] = r;
-        if (s->add(s, &c))
-            return -1;
-    }
-    return 0;
+    static const int rings[] = {1, 2};
+    return natural ? mring_cand_uniform(topo, MRING_ALGO_HIER, rings, 2, s) : 0;
 }
 
 const mring_gen_t mring_gen_hier = {
     .name = "hier",
-    .summary = "reduce to a node leader, allreduce among leaders, broadcast (Goyal et al. 2017)",
+    .summary = "reduce to node leaders, allreduce among them, broadcast (Goyal 2017)",
     .rings = MRING_RINGS_UNIFORM,
-    .dim_algo_help = "the node leaders' algorithm (rabenseifner = Goyal et al.'s halving/doubling)",
+    .dim_algo_help = "the node leaders' algorithm (rabenseifner: Goyal et al.'s scheme)",
     .check = check,
     .generate = generate,
     .closed_form = closed,

@@ -197,18 +197,15 @@ static int check(const mring_config_t *c, char *err, size_t errlen)
  * power-of-two grid. */
 static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *s)
 {
+    static const int uniform[] = {1, 2, 4, 8};
     mring_config_t c;
     int pof2 = 1;
     (void)natural;
     if (topo->ndims < 2)
         return 0;
+    if (mring_cand_uniform(topo, MRING_ALGO_MULTIRING, uniform, 4, s))
+        return -1;
     mring_config_default(&c, topo);
-    for (int r = 1; r <= 8; r *= 2) {
-        for (int i = 0; i < topo->ndims; i++)
-            c.rings[i] = r;
-        if (s->add(s, &c))
-            return -1;
-    }
     for (int r = 2; r <= 8; r *= 2) {
         for (int i = 0; i < topo->ndims; i++)
             c.rings[i] = i ? 1 : r;
@@ -225,7 +222,7 @@ static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *
 
 const mring_gen_t mring_gen_multiring = {
     .name = "multiring",
-    .summary = "rings per dimension, reduce-scatter 1..k then allgather k..1 (PowerAI DDL, BlueConnect)",
+    .summary = "rings per dimension: reduce-scatter 1..k, allgather k..1 (PowerAI DDL)",
     .rings = MRING_RINGS_PER_DIM,
     .dim_algo_help = "each dimension's algorithm (rabenseifner: power-of-two dimensions)",
     .check = check,

@@ -23,16 +23,8 @@ static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_p
 /* The tuner's candidates: 1, 2, 4 and 8 rings on the natural grid. */
 static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *s)
 {
-    mring_config_t c;
-    mring_config_default(&c, topo);
-    c.algo = MRING_ALGO_RING;
-    for (int r = 1; natural && r <= 8; r *= 2) {
-        for (int i = 0; i < topo->ndims; i++)
-            c.rings[i] = r;
-        if (s->add(s, &c))
-            return -1;
-    }
-    return 0;
+    static const int rings[] = {1, 2, 4, 8};
+    return natural ? mring_cand_uniform(topo, MRING_ALGO_RING, rings, 4, s) : 0;
 }
 
 const mring_gen_t mring_gen_ring = {

@@ -295,3 +295,17 @@ int mring_generate_folded(const mring_config_t *c, mring_call_t k, int rank, mri
     }
     return 0;
 }
+
+int mring_cand_uniform(const mring_topo_t *topo, mring_algo_t algo, const int *rings, int n, mring_cand_sink_t *s)
+{
+    mring_config_t c;
+    mring_config_default(&c, topo);
+    c.algo = algo;
+    for (int k = 0; k < n; k++) {
+        for (int i = 0; i < topo->ndims; i++)
+            c.rings[i] = rings[k];
+        if (s->add(s, &c))
+            return -1;
+    }
+    return 0;
+}

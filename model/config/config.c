@@ -10,15 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mring_config_default(mring_config_t *c, const mring_topo_t *topo)
-{
-    memset(c, 0, sizeof *c);
-    c->algo = MRING_ALGO_MULTIRING;
-    c->topo = *topo;
-    for (int i = 0; i < MRING_MAX_DIMS; i++)
-        c->rings[i] = 1;
-}
-
 const char *mring_config_field_name(const char *key, mring_fields_style_t s, char *buf, size_t len)
 {
     size_t n = 0;

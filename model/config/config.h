@@ -57,7 +57,12 @@ typedef struct mring_call {
 } mring_call_t;
 
 /* Default configuration on topo: multiring, 1 ring per dimension, ring in every dimension, no segment. */
-void mring_config_default(mring_config_t *c, const mring_topo_t *topo);
+static inline void mring_config_default(mring_config_t *c, const mring_topo_t *topo)
+{
+    *c = (mring_config_t){.algo = MRING_ALGO_MULTIRING, .topo = *topo};
+    for (int i = 0; i < MRING_MAX_DIMS; i++)
+        c->rings[i] = 1;
+}
 
 /* Number of streams S of the configuration's schedules: the most rings of any dimension. */
 static inline int mring_config_nstreams(const mring_config_t *c)

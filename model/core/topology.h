@@ -5,8 +5,8 @@
  * grid, d1 the innermost (fastest) level, e.g. 4x16x4 = 4 GPUs per node x 16
  * nodes per rack x 4 racks.  Ranks map to coordinates in mixed radix with d1
  * fastest: rank = c1 + d1*(c2 + d2*(c3 + ...)).  This is the rankfile order of
- * PowerAI DDL's rank_gen.py (hosts listed "by Z", a host's GPUs consecutive);
- * see ../shared/reference/algorithm-notes.md section 1.2.
+ * PowerAI DDL's rank_gen.py (hosts listed "by Z", a host's GPUs consecutive; the PowerAI DDL
+ * user README, platforms/SOURCES.md id DDLREADME).
  */
 #ifndef MRING_TOPOLOGY_H
 #define MRING_TOPOLOGY_H

@@ -1,8 +1,8 @@
 /*
  * workload.c - training workload profiles (see workload.h): finding a profile by name, building its
  * layer and tensor lists, and what follows from them: compute time per iteration, when each gradient
- * is ready in the backward pass, and DDP's gradient buckets.  The JSON reader is workload_json.c,
- * the ResNet derivation workload_resnet.c.
+ * is ready in the backward pass, and DDP's gradient buckets.  The layer and tensor lists are built
+ * by workload_build.c, read from JSON by workload_json.c and derived for ResNets by workload_resnet.c.
  */
 #include "workload.h"
 
@@ -89,58 +89,6 @@ int mring_workload_load(const char *spec, mring_workload_t *w, char *err, size_t
     if (rc)
         mring_workload_free(w);
     return rc;
-}
-
-void mring_workload_free(mring_workload_t *w)
-{
-    free(w->layers);
-    free(w->tensors);
-    memset(w, 0, sizeof *w);
-}
-
-/* p, or p grown to hold more than n elements of `size` bytes (capacity 8, doubling at powers of
- * two), or NULL when memory runs out (p is then still valid). */
-static void *grow(void *p, int n, size_t size)
-{
-    if (n > 0 && (n < 8 || (n & (n - 1))))
-        return p;
-    return realloc(p, (size_t)(n ? 2 * n : 8) * size);
-}
-
-int mring_workload_add_layer(mring_workload_t *w, const char *name, double macs)
-{
-    mring_layer_t *l = grow(w->layers, w->nlayers, sizeof *l);
-    if (!l)
-        return -1;
-    w->layers = l;
-    l += w->nlayers++;
-    snprintf(l->name, sizeof l->name, "%s", name);
-    l->macs = macs;
-    l->first_tensor = w->ntensors;
-    l->ntensors = 0;
-    return 0;
-}
-
-int mring_workload_add_tensor(mring_workload_t *w, const char *name, int64_t elements)
-{
-    mring_tensor_t *t = w->nlayers ? grow(w->tensors, w->ntensors, sizeof *t) : NULL;
-    if (!t)
-        return -1;
-    w->tensors = t;
-    t += w->ntensors++;
-    snprintf(t->name, sizeof t->name, "%s", name);
-    t->elements = elements;
-    t->layer = w->nlayers - 1;
-    w->layers[t->layer].ntensors++;
-    return 0;
-}
-
-double mring_workload_macs_from(const mring_workload_t *w, int layer)
-{
-    double sum = 0;
-    for (int l = w->nlayers - 1; l >= layer; l--)
-        sum += w->layers[l].macs;
-    return sum;
 }
 
 double mring_workload_iter_s(const mring_workload_t *w, int batch)

@@ -1,6 +1,7 @@
 /*
- * workload_build.h - what workload.c (the profile reader) and workload_resnet.c (the ResNet
- * derivation) share: appending layers and tensors to a workload being built.  Internal to model/.
+ * workload_build.h - building a workload's layer and tensor lists (workload_build.c), which the
+ * JSON reader (workload_json.c) and the ResNet derivation (workload_resnet.c) use, and which
+ * workload.c finds profiles with.  Internal to model/workload/.
  */
 #ifndef MRING_WORKLOAD_BUILD_H
 #define MRING_WORKLOAD_BUILD_H
