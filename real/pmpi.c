@@ -10,8 +10,9 @@
  * (default multiring), MRING_RINGS (default 1), MRING_DIM_ALGO (default ring), MRING_SEGMENT
  * (bytes), read by the same function as the flags of `mring simulate` (mring_config_parse);
  * MRING_TUNING (a tuning file from `mring tune`: its entry for the call's size in bytes decides
- * algo, topo, rings, dim_algo and segment; its rank count must match the communicator).  A configuration that does not fit the
- * communicator (wrong rank count) falls through to PMPI_Allreduce; a bad or unfitting setting is
+ * algo, topo, rings, dim_algo and segment; its rank count must match the communicator).  A
+ * configuration that does not fit the communicator (wrong rank count) falls through to
+ * PMPI_Allreduce; a bad or unfitting setting is
  * reported once, on rank 0 of MPI_COMM_WORLD, on stderr.  MRING_PMPI_STATS=1 prints, at
  * MPI_Finalize on rank 0, how many calls went through mring and how many passed through, and how
  * many ran with each configuration (as `mring simulate` flags).
@@ -54,6 +55,7 @@ static void count_config(const mring_config_t *c)
     if (i < nseen)
         seen[i].calls++;
 }
+
 static mring_tuning_t *tuning;
 static int tuning_loaded;
 
