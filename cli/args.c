@@ -120,6 +120,7 @@ int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg)
     case OPT_SEGMENT: cc->segment_s = arg; return 1;
     case OPT_TYPE: cc->type_s = arg; return 1;
     case OPT_DIM_ALGO: cc->dim_algo_s = arg; return 1;
+    case OPT_CHUNKS: cc->chunks_s = arg; return 1;
     default: return 0;
     }
 }
@@ -133,6 +134,9 @@ const char *cli_conf_help(void)
              "                    required, unless --platform gives it (its mring_topo)\n"
              "%s"
              "  --segment BYTES   pipelining piece (K/M/G suffixes); 0 = whole blocks (default)\n"
+             "  --chunks C        multiring: each stream's data in C chunks pipelined through the dimensions, so\n"
+             "                    outer links (the NIC) work while inner ones (NVLink) reduce the next chunk\n"
+             "                    (Themis-style chunk scheduling); default 1\n"
              "  --type T          %s (default float32)\n",
              mring_algo_help(algos, sizeof algos), mring_dtype_list());
     return buf;
@@ -143,7 +147,7 @@ void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *a
 {
     char err[256];
     int is_all = allow_all && cc->algo_s && !strcmp(cc->algo_s, "all");
-    mring_config_fields_t f = {cc->topo_s, is_all ? NULL : cc->algo_s, cc->rings_s, cc->dim_algo_s, NULL};
+    mring_config_fields_t f = {cc->topo_s, is_all ? NULL : cc->algo_s, cc->rings_s, cc->dim_algo_s, NULL, cc->chunks_s};
     if (all)
         *all = is_all;
     mring_algo_t algo;

@@ -37,7 +37,7 @@ static void help(void)
            "  --topo T          rank grid (default: P, a flat ring)\n"
            "  --algo A          %s (default %s), or mpi (the MPI library's own\n"
            "                    MPI_Allreduce, timed and checked the same way)\n"
-           "  --rings, --segment, --dim-algo   as in mring simulate\n"
+           "  --rings, --segment, --dim-algo, --chunks   as in mring simulate\n"
            "  --format F        table (default), csv or json (fields as mring simulate, plus inplace, wrong,\n"
            "                    time_min_us, time_max_us)\n"
            "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n"

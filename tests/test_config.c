@@ -32,7 +32,7 @@ static mring_topo_t topo(const char *s)
 /* The same fields give the same configuration in every style; each style names its fields its own way. */
 static void parse_fields(void **state)
 {
-    mring_config_fields_t f = {"4x16x4", "multiring", "4,2,1", "ring,rabenseifner,rabenseifner", "1M"};
+    mring_config_fields_t f = {"4x16x4", "multiring", "4,2,1", "ring,rabenseifner,rabenseifner", "1M", "4"};
     mring_config_t c[3];
     char err[256], d[256];
     (void)state;
@@ -45,9 +45,9 @@ static void parse_fields(void **state)
     assert_int_equal(c[0].segment, 1 << 20);
     assert_string_equal(mring_config_describe(&c[0], d, sizeof d),
                         "--algo multiring --topo 4x16x4 --rings 4,2,1 --dim-algo ring,rabenseifner,rabenseifner "
-                        "--segment 1M");
+                        "--segment 1M --chunks 4");
     /* the description is itself a set of fields: parse it back */
-    mring_config_fields_t g = {"4x16x4", "multiring", "4,2,1", "ring,rabenseifner,rabenseifner", "1M"};
+    mring_config_fields_t g = {"4x16x4", "multiring", "4,2,1", "ring,rabenseifner,rabenseifner", "1M", "4"};
     mring_config_t back;
     assert_int_equal(mring_config_parse(&g, MRING_FIELDS_FLAGS, NULL, &back, err, sizeof err), 0);
     assert_true(mring_config_equal(&back, &c[0]));
@@ -83,6 +83,9 @@ static void parse_errors(void **state)
         {{.topo = "4x2", .algo = "ring", .rings = "2,1"}, MRING_FIELDS_FLAGS, "--rings 2,1 per dimension applies to multiring only"},
         {{.topo = "4x2", .algo = "rd", .dim_algo = "rabenseifner"}, MRING_FIELDS_FLAGS, "--dim-algo applies to multiring, hier only"},
         {{.topo = "4x3", .dim_algo = "rabenseifner"}, MRING_FIELDS_FLAGS, "dimension 2 needs a power-of-two size"},
+        {{.topo = "4x2", .chunks = "0"}, MRING_FIELDS_ENV, "MRING_CHUNKS '0' is not valid; expected an integer 1..64"},
+        {{.topo = "4x2", .chunks = "65"}, MRING_FIELDS_JSON, "chunks '65' is not valid"},
+        {{.topo = "8", .algo = "rd", .chunks = "2"}, MRING_FIELDS_FLAGS, "--chunks 2: rd has no stages"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -110,6 +113,11 @@ static void equality_and_calls(void **state)
     b = a;
     b.segment = 4096;
     assert_false(mring_config_equal(&a, &b));
+    b = a;
+    b.chunks = 1; /* 0 and 1 both mean no chunks */
+    assert_true(mring_config_equal(&a, &b));
+    b.chunks = 2;
+    assert_false(mring_config_equal(&a, &b));
     /* the per-call part is checked apart: a segment below one element of the call's type */
     a.segment = 4;
     assert_int_equal(mring_call_check(&a, (mring_call_t){100, 4}, err, sizeof err), 0);
@@ -125,7 +133,7 @@ static void tuning_round_trip(void **state)
     char path[] = "/tmp/mring-test-tuning-XXXXXX", err[256];
     mring_tuning_entry_t e[3];
     mring_config_fields_t f[3] = {{.topo = "2x2x2", .algo = "rd"},
-                                  {"2x2x2", "multiring", "2,1,1", "rabenseifner,ring,ring", "64K"},
+                                  {"2x2x2", "multiring", "2,1,1", "rabenseifner,ring,ring", "64K", "3"},
                                   {.topo = "8", .algo = "ring", .rings = "2"}};
     mring_config_t got;
     (void)state;

@@ -146,6 +146,37 @@ static void per_dimension_algorithms(void **state)
     }
 }
 
+/* Chunks pipelined through the dimensions (--chunks): every wave's stages merged into one stream must
+ * still match, finish and reduce exactly once, with rings per dimension, halving and segments. */
+static void chunks(void **state)
+{
+    static const struct {
+        const char *topo;
+        int rings[4], chunks, halving;
+    } cases[] = {
+        {"4x16x4", {1, 1, 1}, 16, 0}, {"4x16x4", {2, 2, 2}, 4, 0}, {"2x8x4", {1, 1, 1}, 3, 1}, {"3x5", {3, 1}, 7, 0},
+        {"2x2x2x2", {2, 1, 1, 2}, 5, 1}, {"8", {2}, 4, 0}, {"1x4x1", {1, 2, 1}, 2, 0},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mring_config_t c = config(cases[i].topo, MRING_ALGO_MULTIRING, 1);
+        int64_t counts[16];
+        int n = counts_for(c.topo.nranks, counts);
+        char err[256];
+        c.chunks = cases[i].chunks;
+        for (int d = 0; d < c.topo.ndims; d++) {
+            c.rings[d] = cases[i].rings[d];
+            c.dim_algo[d] = (uint8_t)(cases[i].halving ? MRING_DIM_RABENSEIFNER : MRING_DIM_RING);
+        }
+        assert_int_equal(mring_config_check(&c, err, sizeof err), 0);
+        for (int k = 0; k < n; k++)
+            for (int seg = 0; seg < 2; seg++) {
+                c.segment = seg ? (counts[k] > 10000 ? 65536 : 8) : 0;
+                verify_ok(&c, (mring_call_t){counts[k], 4});
+            }
+    }
+}
+
 /* Counts above 2^31: offsets and sizes are 64-bit everywhere. */
 static void huge_counts(void **state)
 {
@@ -163,7 +194,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(small_flat),          cmocka_unit_test(factorisations), cmocka_unit_test(large),
-        cmocka_unit_test(per_dimension_rings), cmocka_unit_test(per_dimension_algorithms),
+        cmocka_unit_test(per_dimension_rings), cmocka_unit_test(per_dimension_algorithms), cmocka_unit_test(chunks),
         cmocka_unit_test(huge_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

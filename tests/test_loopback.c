@@ -46,6 +46,40 @@ static void test_hier_halving(void **state)
     end("hier, halving among leaders");
 }
 
+/* multiring with its data in 2, 3 and 5 chunks pipelined through the dimensions (--chunks), with
+ * rings and recursive halving in every dimension where the grid allows it. */
+static void run_chunked(spec_t *s)
+{
+    mring_config_t c;
+    char err[256];
+    if (make_config(s, &c))
+        return;
+    fill_standard(s, c.topo.nranks);
+    for (int ch = 2; ch <= 5; ch += ch == 2 ? 1 : 2)
+        for (int h = 0; h < 2; h++) {
+            c.chunks = ch;
+            for (int i = 0; i < c.topo.ndims; i++)
+                c.dim_algo[i] = (uint8_t)(h ? MRING_DIM_RABENSEIFNER : MRING_DIM_RING);
+            if (h && mring_config_check(&c, err, sizeof err))
+                continue; /* halving needs power-of-two dimensions */
+            if (mring_config_check(&c, err, sizeof err))
+                fail_msg("multiring on %s with %d chunks: %s", s->topo, ch, err);
+            run_check(s, &c, -1);
+        }
+}
+
+static void test_chunks(void **state)
+{
+    static const char *const topos[] = {"2x3", "4x2", "2x2x2", "3x1x2", "2x2x2x2", "1x4", "8"};
+    static const int rings[] = {1, 2, -1};
+    static const int64_t segs[] = {0, 8};
+    const sweep_t w = {topos, 7, rings, 3, segs, 2, ~0u, 1u << MRING_SUM | 1u << MRING_MAX, NULL, 0, run_chunked};
+    (void)state;
+    begin();
+    do_sweep(MRING_ALGO_MULTIRING, &w);
+    end("multiring, chunks");
+}
+
 /* Every type x op x small topology x count x rings {1, 2} x in-place, for one algorithm. */
 static void test_cross(void **state)
 {
@@ -102,6 +136,7 @@ int main(void)
         {"cross rabenseifner", test_cross, NULL, NULL, (void *)&algos[3]},
         {"cross hier", test_cross, NULL, NULL, (void *)&algos[4]},
         cmocka_unit_test(test_wide),
+        cmocka_unit_test(test_chunks),
         cmocka_unit_test(test_hier_halving),
         cmocka_unit_test(test_segment_below_element),
     };

@@ -50,6 +50,7 @@ typedef struct mring_gen {
     const char *summary;       /* one line for help texts: what it is, and its source */
     mring_rings_rule_t rings;  /* what --rings it takes */
     const char *dim_algo_help; /* what --dim-algo means for it; NULL = it takes none */
+    int takes_chunks;          /* 1: --chunks pipelines chunks through its stages */
     /* checks beyond the declared rules; NULL = none.  Returns 0 or -1 with a reason in err. */
     int (*check)(const mring_config_t *c, char *err, size_t errlen);
     /* rank's schedule for call k into out (initialised here).  Returns 0 or -1 (no memory). */

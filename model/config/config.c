@@ -67,6 +67,12 @@ static int ring_item(const char *p, size_t n)
     return *end || errno || v < 1 || v > MRING_MAX_RINGS || !isdigit((unsigned char)buf[0]) ? -1 : (int)v;
 }
 
+static int chunk_item(const char *p, size_t n)
+{
+    int v = ring_item(p, n); /* the same integer syntax */
+    return v > MRING_MAX_CHUNKS ? -1 : v;
+}
+
 static int dim_algo_item(const char *p, size_t n)
 {
     for (int a = 0; a < MRING_NDIMALGOS; a++)
@@ -106,6 +112,11 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
             return -1;
         for (int i = 0; i < topo.ndims; i++)
             c->dim_algo[i] = (uint8_t)v[i];
+    }
+    if (f->chunks && (c->chunks = chunk_item(f->chunks, strlen(f->chunks))) < 0) {
+        snprintf(err, errlen, "%s '%s' is not valid; expected an integer 1..%d",
+                 mring_config_field_name("chunks", style, name, sizeof name), f->chunks, MRING_MAX_CHUNKS);
+        return -1;
     }
     if (f->segment && mring_parse_size(f->segment, &c->segment)) {
         snprintf(err, errlen, "%s '%s' is not a size; expected bytes with an optional K, M or G suffix, e.g. 1M",
@@ -160,6 +171,15 @@ int mring_config_check(const mring_config_t *c, char *err, size_t errlen)
             return -1;
         }
     }
+    if (c->chunks < 0 || c->chunks > MRING_MAX_CHUNKS) {
+        snprintf(err, errlen, "--chunks %d is not valid; expected 1..%d", c->chunks, MRING_MAX_CHUNKS);
+        return -1;
+    }
+    if (c->chunks > 1 && !g->takes_chunks) {
+        snprintf(err, errlen, "--chunks %d: %s has no stages to pipeline chunks through; expected --chunks 1",
+                 c->chunks, g->name);
+        return -1;
+    }
     if (g->rings == MRING_RINGS_ONE && c->rings[0] != 1) {
         snprintf(err, errlen, "--rings %s: %s runs one stream; expected --rings 1", mring_rings_format(c, r, sizeof r),
                  g->name);
@@ -193,7 +213,8 @@ int mring_call_check(const mring_config_t *c, mring_call_t k, char *err, size_t 
 
 int mring_config_equal(const mring_config_t *a, const mring_config_t *b)
 {
-    if (a->algo != b->algo || a->segment != b->segment || a->topo.ndims != b->topo.ndims)
+    if (a->algo != b->algo || a->segment != b->segment || a->topo.ndims != b->topo.ndims ||
+        (a->chunks > 1 ? a->chunks : 1) != (b->chunks > 1 ? b->chunks : 1))
         return 0;
     for (int i = 0; i < a->topo.ndims; i++)
         if (a->topo.dims[i] != b->topo.dims[i] || a->rings[i] != b->rings[i] || a->dim_algo[i] != b->dim_algo[i])
@@ -257,7 +278,9 @@ char *mring_config_describe(const mring_config_t *c, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, " --dim-algo %s", mring_dim_algos_format(c, dims, sizeof dims));
     if (c->segment && used < len) {
         size_format(c->segment, seg, sizeof seg);
-        snprintf(buf + used, len - used, " --segment %s", seg);
+        used += (size_t)snprintf(buf + used, len - used, " --segment %s", seg);
     }
+    if (c->chunks > 1 && used < len)
+        snprintf(buf + used, len - used, " --chunks %d", c->chunks);
     return buf;
 }

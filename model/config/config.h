@@ -36,6 +36,8 @@ enum {
 #define MRING_MAX_ALGOS 16
 
 #define MRING_MAX_RINGS 64
+/* Most chunks a stream pipelines through the dimensions (--chunks). */
+#define MRING_MAX_CHUNKS 64
 
 /* The algorithm of one dimension (DDL runs a different one per dimension): a ring, or recursive
  * halving/doubling among the group (power-of-two groups).  hier reads dimension 2's entry as the
@@ -48,6 +50,7 @@ typedef struct mring_config {
     int rings[MRING_MAX_DIMS];        /* rings per dimension, each in 1..MRING_MAX_RINGS */
     int64_t segment;                  /* pipelining piece in bytes; 0 = whole blocks */
     uint8_t dim_algo[MRING_MAX_DIMS]; /* mring_dim_algo_t per dimension (default ring) */
+    int chunks;                       /* chunks each stream pipelines through the dimensions; 0 or 1 = none */
 } mring_config_t;
 
 /* One call on a configuration: count elements of elsize bytes per rank. */
@@ -75,7 +78,7 @@ static inline int mring_config_nstreams(const mring_config_t *c)
 
 /* The named string fields a configuration is built from; NULL = not given (the default). */
 typedef struct mring_config_fields {
-    const char *topo, *algo, *rings, *dim_algo, *segment;
+    const char *topo, *algo, *rings, *dim_algo, *segment, *chunks;
 } mring_config_fields_t;
 
 /* How the fields are named in messages: as flags (--dim-algo), as MRING_* variables
@@ -84,8 +87,8 @@ typedef enum { MRING_FIELDS_FLAGS, MRING_FIELDS_ENV, MRING_FIELDS_JSON } mring_f
 
 /*
  * Build a configuration from named fields: the topology (required unless default_topo is given),
- * then algo, rings (R, or R1,...,Rk), dim_algo (ring|rabenseifner, once or per dimension) and
- * segment (bytes with K/M/G suffixes), then mring_config_check.  Returns 0, or -1 with one line
+ * then algo, rings (R, or R1,...,Rk), dim_algo (ring|rabenseifner, once or per dimension),
+ * segment (bytes with K/M/G suffixes) and chunks (1..MRING_MAX_CHUNKS), then mring_config_check.  Returns 0, or -1 with one line
  * naming the field as `style` spells it and the bad value in err.
  */
 int mring_config_parse(const mring_config_fields_t *f, mring_fields_style_t style, const mring_topo_t *default_topo,
@@ -96,7 +99,7 @@ int mring_config_parse(const mring_config_fields_t *f, mring_fields_style_t styl
 int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_t style,
                              const mring_topo_t *default_topo, mring_config_t *c, char *err, size_t errlen);
 
-/* The name of field `key` ("topo", "algo", "rings", "dim_algo", "segment") in style s, e.g.
+/* The name of field `key` ("topo", "algo", "rings", "dim_algo", "segment", "chunks") in style s, e.g.
  * "--dim-algo", "MRING_DIM_ALGO", "dim_algo".  Returns buf. */
 const char *mring_config_field_name(const char *key, mring_fields_style_t s, char *buf, size_t len);
 

@@ -4,9 +4,10 @@
  * together here so the format has one definition.
  *
  * {"mring_tuning": 1, "platform": ..., "ranks": P, "type": ..., "entries": [{"min_size", "max_size",
- *  "algo", "topo", "rings", "dim_algo", "segment", "time_us", "busbw_gbps"}, ...]}; sizes in bytes
- *  per rank, ranges inclusive.  An entry's configuration fields are read by mring_config_parse
- *  (config.h), like flags and MRING_* variables; dim_algo and segment may be left out.
+ *  "algo", "topo", "rings", "dim_algo", "segment", "chunks", "time_us", "busbw_gbps"}, ...]}; sizes
+ *  in bytes per rank, ranges inclusive ("chunks" only where above 1).  An entry's configuration
+ *  fields are read by mring_config_parse (config.h), like flags and MRING_* variables; dim_algo,
+ *  segment and chunks may be left out.
  */
 #ifndef MRING_TUNING_H
 #define MRING_TUNING_H
