@@ -545,7 +545,7 @@ static void section_smpi(const char *root)
     printf("\n== 3. SMPI (smpirun, allreduce lr) vs mring simulate --algo ring: 256 ranks on minsky-64 ==\n");
     char smpicc[PATH_MAX], smpirun[PATH_MAX];
     if (!in_path("smpicc", smpicc, sizeof smpicc) || !in_path("smpirun", smpirun, sizeof smpirun)) {
-        printf("  skipped: smpicc or smpirun not found in PATH (Debian: apt-get install simgrid)\n");
+        printf("  skipped: smpicc or smpirun not found in PATH (Debian: apt-get install libsimgrid-dev)\n");
         return;
     }
 
