@@ -121,6 +121,7 @@ int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg)
     case OPT_TYPE: cc->type_s = arg; return 1;
     case OPT_DIM_ALGO: cc->dim_algo_s = arg; return 1;
     case OPT_CHUNKS: cc->chunks_s = arg; return 1;
+    case OPT_EMBED: cc->embed_s = arg; return 1;
     default: return 0;
     }
 }
@@ -137,8 +138,13 @@ const char *cli_conf_help(void)
              "  --chunks C        multiring: each stream's data in C chunks pipelined through the dimensions, so\n"
              "                    outer links (the NIC) work while inner ones (NVLink) reduce the next chunk\n"
              "                    (Themis-style chunk scheduling); default 1\n"
+             "  --embed E         the rank order each ring follows (%s): natural (default), auto (search\n"
+             "                    the platform's routes for cycles that share the fewest links; simulate, tune),\n"
+             "                    or per dimension ';'-separated: '-' or cycles '/'-separated of coordinates\n"
+             "                    '.'-separated; ring r follows cycle r/2, forward for even r, e.g. for 8x4\n"
+             "                    with --rings 4: 0.1.2.3.7.6.5.4/0.2.6.4.7.5.1.3;-\n"
              "  --type T          %s (default float32)\n",
-             mring_algo_help(algos, sizeof algos), mring_dtype_list());
+             mring_algo_help(algos, sizeof algos), mring_algo_list_embed(), mring_dtype_list());
     return buf;
 }
 
@@ -147,7 +153,8 @@ void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *a
 {
     char err[256];
     int is_all = allow_all && cc->algo_s && !strcmp(cc->algo_s, "all");
-    mring_config_fields_t f = {cc->topo_s, is_all ? NULL : cc->algo_s, cc->rings_s, cc->dim_algo_s, NULL, cc->chunks_s};
+    mring_config_fields_t f = {cc->topo_s, is_all ? NULL : cc->algo_s, cc->rings_s, cc->dim_algo_s, NULL, cc->chunks_s,
+                               cc->embed_s};
     if (all)
         *all = is_all;
     mring_algo_t algo;

@@ -33,21 +33,21 @@ int64_t cli_int64(const char *cmd, const char *flag, const char *s);  /* a non-n
 int cli_int(const char *cmd, const char *flag, const char *s, int lo, int hi);
 double cli_double(const char *cmd, const char *flag, const char *s, double lo);
 
-/* The configuration flags: --topo --algo --rings --segment --type --dim-algo --chunks. */
+/* The configuration flags: --topo --algo --rings --segment --type --dim-algo --chunks --embed. */
 typedef struct cli_conf {
-    const char *topo_s, *algo_s, *rings_s, *type_s, *segment_s, *dim_algo_s, *chunks_s;
+    const char *topo_s, *algo_s, *rings_s, *type_s, *segment_s, *dim_algo_s, *chunks_s, *embed_s;
 } cli_conf_t;
 
 /* Handle a configuration flag (returns 1 if opt was one). */
 int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg);
 
 /* The configuration options, to splice into a getopt_long table; values >= 1000. */
-enum { OPT_TOPO = 1000, OPT_ALGO, OPT_RINGS, OPT_SEGMENT, OPT_TYPE, OPT_DIM_ALGO, OPT_CHUNKS, OPT_CFG, OPT_FIRST_FREE };
+enum { OPT_TOPO = 1000, OPT_ALGO, OPT_RINGS, OPT_SEGMENT, OPT_TYPE, OPT_DIM_ALGO, OPT_CHUNKS, OPT_EMBED, OPT_CFG, OPT_FIRST_FREE };
 #define CLI_CONF_OPTIONS                                                                                         \
     {"topo", required_argument, 0, OPT_TOPO}, {"algo", required_argument, 0, OPT_ALGO},                          \
         {"rings", required_argument, 0, OPT_RINGS}, {"segment", required_argument, 0, OPT_SEGMENT},              \
         {"type", required_argument, 0, OPT_TYPE}, {"dim-algo", required_argument, 0, OPT_DIM_ALGO},             \
-        {"chunks", required_argument, 0, OPT_CHUNKS}
+        {"chunks", required_argument, 0, OPT_CHUNKS}, {"embed", required_argument, 0, OPT_EMBED}
 
 /* Help text of the configuration options, derived from the algorithm registry (algo.h). */
 const char *cli_conf_help(void);

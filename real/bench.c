@@ -37,7 +37,7 @@ static void help(void)
            "  --topo T          rank grid (default: P, a flat ring)\n"
            "  --algo A          %s (default %s), or mpi (the MPI library's own\n"
            "                    MPI_Allreduce, timed and checked the same way)\n"
-           "  --rings, --segment, --dim-algo, --chunks   as in mring simulate\n"
+           "  --rings, --segment, --dim-algo, --chunks, --embed   as in mring simulate (no --embed auto)\n"
            "  --format F        table (default), csv or json (fields as mring simulate, plus inplace, wrong,\n"
            "                    time_min_us, time_max_us)\n"
            "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n"
@@ -233,6 +233,7 @@ static void same_count(const run_t *r, int64_t count)
 /* With --tuning: the context for this size's configuration (rebuilt when it changes). */
 static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, char *rings)
 {
+    static char desc[16384];
     mring_config_t c;
     char err[512];
     if (mring_tuning_pick(r->b->tuning, r->P, size, &c, err, sizeof err))
@@ -242,8 +243,9 @@ static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, 
     mring_ctx_free(r->ctx);
     if (mring_ctx_create(MPI_COMM_WORLD, &c, r->b->timeout, &r->ctx, err, sizeof err) != MPI_SUCCESS)
         cli_usage_error(NULL, "--tuning %s: %s", r->b->tuning_file, err);
+    row->config = mring_config_describe(&c, desc, sizeof desc);
     if (r->rank == 0 && r->b->fmt == MRING_FMT_TABLE) /* the whole configuration, dim-algo and segment too */
-        printf("# from %lld bytes: %s\n", (long long)size, mring_config_describe(&c, err, sizeof err));
+        printf("# from %lld bytes: %s\n", (long long)size, row->config);
     row->algo = mring_algo_name(c.algo);
     mring_topo_format(&c.topo, topo, 64);
     mring_rings_format(&c, rings, 64);
@@ -297,6 +299,7 @@ int main(int argc, char **argv)
     run_t r = {&b, NULL, MPI_COMM_WORLD, MRING_FLOAT32, 0, 1};
     mring_config_t c;
     char err[512], topo[64], rings[64], flat[32], title[512];
+    static char desc[16384];
     int64_t sizes[4096], bad = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
@@ -337,7 +340,8 @@ int main(int argc, char **argv)
     }
     mring_row_t row = {.source = "real", .algo = b.mpi ? "mpi" : mring_algo_name(c.algo),
                        .topo = mring_topo_format(&c.topo, topo, sizeof topo), .rings = mring_rings_format(&c, rings, sizeof rings),
-                       .ranks = r.P, .type = mring_dtype_name(r.t), .redop = mring_redop_name(b.op), .real = 1};
+                       .ranks = r.P, .type = mring_dtype_name(r.t), .redop = mring_redop_name(b.op), .real = 1,
+                       .config = b.mpi ? NULL : mring_config_describe(&c, desc, sizeof desc)};
     if (b.tuning)
         snprintf(title, sizeof title, "mring-bench: configuration per size from %s (%d ranks), %d iterations, "
                  "%d warm-up, check %s", b.tuning_file, r.P, b.iters, b.warmup, b.check ? "on" : "off");

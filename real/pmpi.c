@@ -8,7 +8,7 @@
  * other types, inter-communicators) goes to PMPI_Allreduce unchanged.  Configuration from the
  * environment, read once: MRING_TOPO (default: the communicator size, a flat grid), MRING_ALGO
  * (default multiring), MRING_RINGS (default 1), MRING_DIM_ALGO (default ring), MRING_SEGMENT
- * (bytes), MRING_CHUNKS (default 1), read by the same function as the flags of `mring simulate` (mring_config_parse);
+ * (bytes), MRING_CHUNKS (default 1), MRING_EMBED (default natural), read by the same function as the flags of `mring simulate` (mring_config_parse);
  * MRING_TUNING (a tuning file from `mring tune`: its entry for the call's size in bytes decides
  * algo, topo, rings, dim_algo and segment; its rank count must match the communicator).  A
  * configuration that does not fit the communicator (wrong rank count) falls through to
@@ -134,7 +134,8 @@ static int configure(int P, int64_t bytes, mring_config_t *c)
         return -1;
     }
     mring_config_fields_t f = {getenv("MRING_TOPO"),     getenv("MRING_ALGO"),    getenv("MRING_RINGS"),
-                               getenv("MRING_DIM_ALGO"), getenv("MRING_SEGMENT"), getenv("MRING_CHUNKS")};
+                               getenv("MRING_DIM_ALGO"), getenv("MRING_SEGMENT"), getenv("MRING_CHUNKS"),
+                               getenv("MRING_EMBED")};
     mring_topo_t flat = mring_topo_flat(P);
     if (mring_config_parse(&f, MRING_FIELDS_ENV, &flat, c, err, sizeof err)) {
         warn_once(err);

@@ -21,6 +21,10 @@ int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg);
 struct mring_platform;
 /* Load a platform (sim.h) or exit: 2 for a bad platform, 1 otherwise. cfgs may be NULL. */
 void cli_platform_load(const char *cmd, const cli_cfgs_t *cfgs, const char *file, struct mring_platform *pf);
+/* --embed auto: search pf's routes (mring_embed_search) for the configuration of cc's other flags and
+ * put the cycles found (buf, len bytes) in cc->embed_s; nothing when --embed is not auto.  Exits 2
+ * when the configuration takes no embedding. */
+void cli_embed_auto(const char *cmd, const struct mring_platform *pf, cli_conf_t *cc, char *buf, size_t len);
 /* Default --topo to the platform's mring_topo (formatted into buf); exit 2 when its rank count differs. */
 void cli_platform_topo(const char *cmd, const struct mring_platform *pf, cli_conf_t *cc, char *buf, size_t len);
 

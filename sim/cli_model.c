@@ -56,6 +56,8 @@ static void platform_links(const char *cmd, const char *file, cli_conf_t *cc, ch
     cli_platform_load(cmd, NULL, file, &pf);
     cli_platform_topo(cmd, &pf, cc, topo, topolen);
     mring_topo_parse(cc->topo_s, &t, err, sizeof err); /* checked by cli_platform_topo */
+    static char embed[65536];
+    cli_embed_auto(cmd, &pf, cc, embed, sizeof embed);
     mring_platform_params(&pf, &t, p);
     if (gamma_given)
         p->gamma_bw = gamma;
@@ -144,7 +146,9 @@ int cmd_model(int argc, char **argv)
     if (!rep)
         cli_fail(cmd, "out of memory");
     for (int i = 0; i < nsizes; i++) {
+        static char desc[16384];
         mring_row_t row = {.source = "model", .algo = mring_algo_name(c.algo), .topo = topo, .rings = rings,
+                           .config = mring_config_describe(&c, desc, sizeof desc),
                            .ranks = c.topo.nranks, .type = mring_dtype_name(dtype), .redop = mring_redop_name(op)};
         double t;
         mring_call_t k = {sizes[i] / (int64_t)elsize, elsize};

@@ -41,3 +41,17 @@ void cli_platform_topo(const char *cmd, const mring_platform_t *pf, cli_conf_t *
         cli_usage_error(cmd, "--topo %s has %d ranks; platform %s has %d rank hosts", cc->topo_s, t.nranks, pf->file,
                         pf->nranks);
 }
+
+void cli_embed_auto(const char *cmd, const mring_platform_t *pf, cli_conf_t *cc, char *buf, size_t len)
+{
+    mring_config_t c;
+    mring_dtype_t t;
+    char err[256];
+    if (!cc->embed_s || strcmp(cc->embed_s, "auto"))
+        return;
+    cc->embed_s = NULL;
+    cli_conf_build(cmd, cc, 0, NULL, &c, &t);
+    if (mring_config_check(&c, err, sizeof err) || mring_embed_search(pf, &c, buf, len, err, sizeof err))
+        cli_usage_error(cmd, "--embed auto: %s", err);
+    cc->embed_s = buf;
+}

@@ -104,11 +104,13 @@ int cmd_simulate(int argc, char **argv)
     mring_dtype_t dtype;
     int64_t sizes[4096];
     char err[1024], topo[128], rings[128], title[1024];
+    static char embed[65536];
     int rc, nsizes;
     o.sweep = cli_sweep_default();
     parse(cmd, argc, argv, &cc, &o);
     cli_platform_load(cmd, &o.cfgs, o.platform, &pf);
     cli_platform_topo(cmd, &pf, &cc, topo, sizeof topo);
+    cli_embed_auto(cmd, &pf, &cc, embed, sizeof embed);
     cli_conf_build(cmd, &cc, 0, NULL, &c, &dtype);
     size_t elsize = mring_dtype_size(dtype);
     cli_conf_check(cmd, &c, elsize);
@@ -124,7 +126,9 @@ int cmd_simulate(int argc, char **argv)
     for (int i = 0; i < nsizes; i++) {
         mring_sim_result_t res;
         mring_phase_span_t spans[MRING_NPHASES * MRING_MAX_DIMS];
+        static char desc[16384];
         mring_row_t row = {.source = "sim", .algo = mring_algo_name(c.algo), .topo = topo, .rings = rings,
+                           .config = mring_config_describe(&c, desc, sizeof desc),
                            .ranks = c.topo.nranks, .size = sizes[i], .type = mring_dtype_name(dtype),
                            .redop = mring_redop_name(o.op)};
         int last = i == nsizes - 1;

@@ -49,6 +49,15 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
  */
 void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mring_cost_params_t *p);
 
+/*
+ * `--embed auto` for configuration c on platform pf (sim/embed_search.c): for every dimension whose
+ * rings follow two or more cycles (rings >= 3), the cycles through rank 0's group whose routes share
+ * the fewest links (exhaustive up to 8 members, greedy beyond), as embed.h's text in text (len
+ * bytes; "-" for a natural dimension).  Returns 0, or -1 with err.
+ */
+int mring_embed_search(const mring_platform_t *pf, const mring_config_t *c, char *text, size_t len, char *err,
+                       size_t errlen);
+
 /* One traced op: rank, stream, the op, start and end in simulated seconds. */
 typedef struct mring_sim_event {
     int rank, stream;

@@ -82,13 +82,8 @@ typedef struct sink {
 } sink_t;
 
 /* Keep a candidate an algorithm offers if its rules accept it. */
-static int add(mring_cand_sink_t *base, const mring_config_t *c)
+static int push(mring_tune_t *t, const mring_config_t *c, int topo)
 {
-    sink_t *s = (sink_t *)base;
-    mring_tune_t *t = s->t;
-    char err[256];
-    if (mring_config_check(c, err, sizeof err) || mring_call_check(c, (mring_call_t){0, t->elsize}, err, sizeof err))
-        return 0;
     if (t->ncands == t->capcands) {
         int cap = t->capcands ? 2 * t->capcands : 256;
         cand_t *v = realloc(t->cands, (size_t)cap * sizeof *v);
@@ -97,8 +92,32 @@ static int add(mring_cand_sink_t *base, const mring_config_t *c)
         t->cands = v;
         t->capcands = cap;
     }
-    t->cands[t->ncands++] = (cand_t){*c, s->topo, 0};
+    t->cands[t->ncands++] = (cand_t){*c, topo, 0};
     return 0;
+}
+
+/* Keep a candidate an algorithm offers if its rules accept it; where its rings follow two or more
+ * cycles of a dimension, its twin on the cycles --embed auto finds (embed_search.c) too. */
+static int add(mring_cand_sink_t *base, const mring_config_t *c)
+{
+    sink_t *s = (sink_t *)base;
+    mring_tune_t *t = s->t;
+    mring_config_t e = *c;
+    static char text[65536];
+    char err[256], why[256];
+    if (mring_config_check(c, err, sizeof err) || mring_call_check(c, (mring_call_t){0, t->elsize}, err, sizeof err))
+        return 0;
+    if (push(t, c, s->topo))
+        return -1;
+    if (mring_algo_gen(c->algo)->embed == MRING_EMBED_NONE || c->embed || mring_config_nstreams(c) < 3)
+        return 0;
+    if (mring_embed_search(t->pf, c, text, sizeof text, why, sizeof why))
+        return -1;
+    const mring_gen_t *g = mring_algo_gen(c->algo);
+    mring_topo_t grid = g->embed == MRING_EMBED_FLAT ? mring_topo_flat(c->topo.nranks) : c->topo;
+    if (mring_embed_parse(text, &grid, &e.embed, why, sizeof why) || !e.embed)
+        return 0; /* every dimension natural: no twin */
+    return mring_config_check(&e, err, sizeof err) ? 0 : push(t, &e, s->topo);
 }
 
 /* The registry's candidates on every topology (the natural one first). */

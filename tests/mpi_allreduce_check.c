@@ -311,6 +311,36 @@ static int make_config(mring_config_t *c, int a, const char *topo, int r, char *
     return mring_config_check(c, err, errlen);
 }
 
+static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
+
+/* Algorithm a on the flat grid P with 4 rings following 2 cycles: coordinate order, and steps of the
+ * smallest stride coprime with P (rings 2 and 3 visit 0, k, 2k, ...): every result checked. */
+static void run_embedded(state_t *s, int a, int k)
+{
+    char text[4096], topo[16], err[512];
+    int stride = 2;
+    mring_config_t c;
+    mring_ctx_t *ctx;
+    while (gcd(stride, s->P) != 1)
+        stride++;
+    snprintf(topo, sizeof topo, "%d", s->P);
+    text[0] = '\0';
+    for (int x = 0; x < s->P; x++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d", x ? "." : "", x);
+    for (int x = 0; x < s->P; x++)
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d", x ? "." : "/", x * stride % s->P);
+    mring_config_fields_t f = {.topo = topo, .algo = mring_algo_name(a), .rings = "4", .embed = text};
+    s->algo = mring_algo_name(a), s->topo = topo, s->rings = 4;
+    if (mring_config_parse(&f, MRING_FIELDS_FLAGS, NULL, &c, err, sizeof err) ||
+        mring_ctx_create(MPI_COMM_WORLD, &c, 30, &ctx, err, sizeof err) != MPI_SUCCESS) {
+        if (!s->rank && ++s->nfail <= SHOW_FAILURES)
+            printf("FAIL algo=%s embed=%s: %s\n", s->algo, text, err);
+        return;
+    }
+    run_config(s, ctx, k, 1);
+    mring_ctx_free(ctx);
+}
+
 /* every accepted (topology, rings) of algorithm a; 1 ring must be accepted on every topology */
 static void run_algo(state_t *s, int a, char topos[][64], int nt)
 {
@@ -341,6 +371,8 @@ static void run_algo(state_t *s, int a, char topos[][64], int nt)
             run_config(s, ctx, k++, s->full || (ti == best_ti && r == best_r));
             mring_ctx_free(ctx);
         }
+    if (mring_algo_gen(a)->embed != MRING_EMBED_NONE && s->P >= 3)
+        run_embedded(s, a, k);
 }
 
 int main(int argc, char **argv)

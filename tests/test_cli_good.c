@@ -15,7 +15,7 @@
 #define LINKS "1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4"
 #define MODEL_ARGS "model", "--topo", "4x16x4", "--links", LINKS, "--gamma", "240GBps", "-b", "1K", "-e", "1G", "-f", "4"
 #define NROWS 11 /* 1K, 4K, ..., 1G */
-#define CSV_HEADER "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps"
+#define CSV_HEADER "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps,config"
 
 static const char *const fields[] = {"source", "algo", "topo", "rings", "ranks", "size", "count",
                                      "type", "redop", "time_us", "algbw_gbps", "busbw_gbps"};

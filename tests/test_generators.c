@@ -177,6 +177,38 @@ static void chunks(void **state)
     }
 }
 
+/* Rings on embeddings (DGX-1's two edge-disjoint NVLink cycles in rank order, and cycles of a 3x5 grid),
+ * with chunks and segments: matched, deadlock-free, exactly once. */
+static void embeddings(void **state)
+{
+    static const struct {
+        const char *topo, *algo, *rings, *embed, *chunks;
+    } cases[] = {
+        {"8", "ring", "4", "0.1.2.3.4.5.6.7/0.2.5.7.4.6.1.3", "1"},
+        {"8x4", "multiring", "4,2", "0.1.2.3.4.5.6.7/0.2.5.7.4.6.1.3;-", "4"},
+        {"3x5", "multiring", "3,4", "0.2.1;0.1.2.3.4/0.3.1.4.2", "1"},
+        {"3x5", "multiring", "8,1", "0.1.2/0.2.1/1.0.2/2.1.0;-", "3"},
+        {"6", "ring", "5", "0.1.2.3.4.5/0.5.4.3.2.1/0.2.4.1.3.5", "1"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mring_config_fields_t f = {.topo = cases[i].topo, .algo = cases[i].algo, .rings = cases[i].rings,
+                                   .embed = cases[i].embed, .chunks = cases[i].chunks};
+        mring_config_t c;
+        int64_t counts[16];
+        char err[256];
+        if (mring_config_parse(&f, MRING_FIELDS_FLAGS, NULL, &c, err, sizeof err))
+            fail_msg("case %zu: %s", i, err);
+        assert_non_null(c.embed);
+        int n = counts_for(c.topo.nranks, counts);
+        for (int k = 0; k < n; k++)
+            for (int seg = 0; seg < 2; seg++) {
+                c.segment = seg ? (counts[k] > 10000 ? 65536 : 8) : 0;
+                verify_ok(&c, (mring_call_t){counts[k], 4});
+            }
+    }
+}
+
 /* Counts above 2^31: offsets and sizes are 64-bit everywhere. */
 static void huge_counts(void **state)
 {
@@ -195,6 +227,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(small_flat),          cmocka_unit_test(factorisations), cmocka_unit_test(large),
         cmocka_unit_test(per_dimension_rings), cmocka_unit_test(per_dimension_algorithms), cmocka_unit_test(chunks),
+        cmocka_unit_test(embeddings),
         cmocka_unit_test(huge_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,52 @@ static void run_chunked(spec_t *s)
         }
 }
 
+/* Rings on embeddings: 4 rings per dimension over 2 cycles (coordinate order and reversed-then-rotated),
+ * with and without chunks: exact results on every rank. */
+static void run_embedded(spec_t *s)
+{
+    mring_config_t c;
+    char text[512] = "", err[256];
+    if (make_config(s, &c))
+        return;
+    const mring_topo_t grid = c.algo == MRING_ALGO_RING ? mring_topo_flat(c.topo.nranks) : c.topo;
+    for (int i = 0; i < grid.ndims; i++) {
+        int d = grid.dims[i];
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s", i ? ";" : "");
+        if (d < 3) {
+            snprintf(text + strlen(text), sizeof text - strlen(text), "-");
+            continue;
+        }
+        for (int x = 0; x < d; x++)
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d", x ? "." : "", x);
+        for (int x = 0; x < d; x++) /* d-1, d-2, ..., 0 rotated by one: another Hamiltonian cycle */
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%s%d", x ? "." : "/", (2 * d - 2 - x) % d);
+    }
+    if (mring_embed_parse(text, &grid, &c.embed, err, sizeof err))
+        fail_msg("embedding %s of %s: %s", text, s->topo, err);
+    if (!c.embed || mring_config_check(&c, err, sizeof err))
+        return; /* no dimension of 3 or more, or an algorithm without embeddings */
+    fill_standard(s, c.topo.nranks);
+    for (int ch = 1; ch <= 3; ch += 2) {
+        c.chunks = c.algo == MRING_ALGO_MULTIRING ? ch : 1;
+        run_check(s, &c, -1);
+    }
+}
+
+static void test_embeddings(void **state)
+{
+    static const char *const topos[] = {"3", "4", "5", "8", "3x2", "4x3", "2x3x1", "3x1x4"};
+    static const int rings[] = {4, 3};
+    static const int64_t segs[] = {0, 8};
+    const sweep_t w = {topos, 8, rings, 2, segs, 2, 1u << MRING_FLOAT32 | 1u << MRING_INT64 | 1u << MRING_BFLOAT16,
+                       1u << MRING_SUM | 1u << MRING_MIN, NULL, 0, run_embedded};
+    (void)state;
+    begin();
+    do_sweep(MRING_ALGO_MULTIRING, &w);
+    do_sweep(MRING_ALGO_RING, &w);
+    end("embeddings");
+}
+
 static void test_chunks(void **state)
 {
     static const char *const topos[] = {"2x3", "4x2", "2x2x2", "3x1x2", "2x2x2x2", "1x4", "8"};
@@ -137,6 +183,7 @@ int main(void)
         {"cross hier", test_cross, NULL, NULL, (void *)&algos[4]},
         cmocka_unit_test(test_wide),
         cmocka_unit_test(test_chunks),
+        cmocka_unit_test(test_embeddings),
         cmocka_unit_test(test_hier_halving),
         cmocka_unit_test(test_segment_below_element),
     };

@@ -20,7 +20,7 @@
 
 #include "sim_cli.h"
 
-#define CSV_HEADER "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps"
+#define CSV_HEADER "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps,config"
 #define MINSKY "platforms/minsky-64.xml"
 #define MINSKY_NODES 64 /* 4 GPUs per node, 256 ranks, one EDR port per node */
 

@@ -15,7 +15,7 @@ static const mring_gen_t *registry[MRING_MAX_ALGOS] = {
 static int nalgos = MRING_NALGOS_BUILTIN;
 
 /* Name lists for messages, rebuilt when an algorithm is registered (empty = not built yet). */
-static char list_all[512], list_per_dim[256], list_dim_algo[256];
+static char list_all[512], list_per_dim[256], list_dim_algo[256], list_embed[256];
 
 static void list_add(char *buf, size_t len, const char *name)
 {
@@ -25,13 +25,15 @@ static void list_add(char *buf, size_t len, const char *name)
 
 static void build_lists(void)
 {
-    list_all[0] = list_per_dim[0] = list_dim_algo[0] = '\0';
+    list_all[0] = list_per_dim[0] = list_dim_algo[0] = list_embed[0] = '\0';
     for (int a = 0; a < nalgos; a++) {
         list_add(list_all, sizeof list_all, registry[a]->name);
         if (registry[a]->rings == MRING_RINGS_PER_DIM)
             list_add(list_per_dim, sizeof list_per_dim, registry[a]->name);
         if (registry[a]->dim_algo_help)
             list_add(list_dim_algo, sizeof list_dim_algo, registry[a]->name);
+        if (registry[a]->embed != MRING_EMBED_NONE)
+            list_add(list_embed, sizeof list_embed, registry[a]->name);
     }
 }
 
@@ -78,6 +80,12 @@ const char *mring_algo_list_dim_algo(void)
 {
     mring_algo_list();
     return list_dim_algo;
+}
+
+const char *mring_algo_list_embed(void)
+{
+    mring_algo_list();
+    return list_embed;
 }
 
 static const char *const rings_rule_help[] = {

@@ -40,6 +40,13 @@ typedef enum {
     MRING_RINGS_PER_DIM, /* R, or R1,...,Rk one per dimension */
 } mring_rings_rule_t;
 
+/* What --embed an algorithm takes. */
+typedef enum {
+    MRING_EMBED_NONE,    /* none: its orders are its own */
+    MRING_EMBED_PER_DIM, /* cycles per dimension of the configuration's grid (multiring) */
+    MRING_EMBED_FLAT,    /* cycles of all P ranks, one flat dimension (the flat ring) */
+} mring_embed_rule_t;
+
 /* Where the tuner's candidates go: add() takes a configuration (checked there), returns 0 or -1 (memory). */
 typedef struct mring_cand_sink {
     int (*add)(struct mring_cand_sink *s, const mring_config_t *c);
@@ -51,6 +58,7 @@ typedef struct mring_gen {
     mring_rings_rule_t rings;  /* what --rings it takes */
     const char *dim_algo_help; /* what --dim-algo means for it; NULL = it takes none */
     int takes_chunks;          /* 1: --chunks pipelines chunks through its stages */
+    mring_embed_rule_t embed;  /* what --embed it takes */
     /* checks beyond the declared rules; NULL = none.  Returns 0 or -1 with a reason in err. */
     int (*check)(const mring_config_t *c, char *err, size_t errlen);
     /* rank's schedule for call k into out (initialised here).  Returns 0 or -1 (no memory). */
@@ -87,6 +95,8 @@ const char *mring_algo_list(void);
 /* The algorithms that take rings per dimension ("multiring"), and those that take --dim-algo. */
 const char *mring_algo_list_per_dim(void);
 const char *mring_algo_list_dim_algo(void);
+/* The algorithms that take --embed. */
+const char *mring_algo_list_embed(void);
 
 /* Help text of --algo, --rings and --dim-algo derived from the registry (the flag column 20
  * characters wide, as every command's help).  Returns buf. */

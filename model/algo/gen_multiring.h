@@ -7,9 +7,18 @@
 /* Direction of stream `stream`'s ring in a dimension with `rings` rings: +1 or -1. */
 int mring_ring_dir(int stream, int rings);
 
+/* Ring `ring` of grid dimension i (embedding e: each ring's cycle; NULL = coordinate order): fills
+ * members[x] with the rank at position x of the ring through rank's group (members may be NULL) and
+ * returns rank's position. */
+int mring_multiring_members(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring, int *members);
+
+/* The rank one step from rank in direction dir (+1 or -1) along ring `ring` of grid dimension i. */
+int mring_multiring_neighbor(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring, int dir);
+
 /* Generate the multi-dimensional ring of c over the rank grid `grid` (which may
- * differ from c->topo, the link hierarchy), with rings[i] rings in grid dimension i
- * and algos[i] (mring_dim_algo_t; NULL = rings everywhere) per grid dimension. */
+ * differ from c->topo, the link hierarchy), with rings[i] rings in grid dimension i,
+ * algos[i] (mring_dim_algo_t; NULL = rings everywhere) per grid dimension, c->embed's cycles
+ * (an embedding of grid) and c->chunks. */
 int mring_multiring_generate_grid(const mring_config_t *c, mring_call_t k, const mring_topo_t *grid, const int *rings,
                                   const uint8_t *algos, int rank, mring_rank_sched_t *out);
 

@@ -31,6 +31,7 @@ const mring_gen_t mring_gen_ring = {
     .name = "ring",
     .summary = "the flat ring over all P ranks, 2(P-1) steps (Patarasuk and Yuan 2009; NCCL)",
     .rings = MRING_RINGS_UNIFORM,
+    .embed = MRING_EMBED_FLAT,
     .generate = generate,
     .closed_form = closed,
     .candidates = candidates,

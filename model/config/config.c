@@ -113,6 +113,25 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
         for (int i = 0; i < topo.ndims; i++)
             c->dim_algo[i] = (uint8_t)v[i];
     }
+    if (f->embed && strcmp(f->embed, "natural")) {
+        const mring_gen_t *g = mring_algo_gen(c->algo);
+        mring_topo_t flat = mring_topo_flat(topo.nranks);
+        char why[256];
+        if (!strcmp(f->embed, "auto")) {
+            snprintf(err, errlen, "%s auto searches a platform's routes: give --platform to mring simulate or mring "
+                     "tune, or give the cycles", mring_config_field_name("embed", style, name, sizeof name));
+            return -1;
+        }
+        if (g->embed == MRING_EMBED_NONE) {
+            snprintf(err, errlen, "%s applies to %s only; %s follows its own orders",
+                     mring_config_field_name("embed", style, name, sizeof name), mring_algo_list_embed(), g->name);
+            return -1;
+        }
+        if (mring_embed_parse(f->embed, g->embed == MRING_EMBED_FLAT ? &flat : &topo, &c->embed, why, sizeof why)) {
+            snprintf(err, errlen, "%s: %s", mring_config_field_name("embed", style, name, sizeof name), why);
+            return -1;
+        }
+    }
     if (f->chunks && (c->chunks = chunk_item(f->chunks, strlen(f->chunks))) < 0) {
         snprintf(err, errlen, "%s '%s' is not valid; expected an integer 1..%d",
                  mring_config_field_name("chunks", style, name, sizeof name), f->chunks, MRING_MAX_CHUNKS);
@@ -140,6 +159,33 @@ static int rings_uniform(const mring_config_t *c)
         if (c->rings[i] != c->rings[0])
             return 0;
     return 1;
+}
+
+/* The embedding fits the algorithm's grid, and gives no cycles to a dimension that runs halving. */
+static int check_embed(const mring_config_t *c, const mring_gen_t *g, char *err, size_t errlen)
+{
+    const mring_topo_t *eg;
+    mring_topo_t want = g->embed == MRING_EMBED_FLAT ? mring_topo_flat(c->topo.nranks) : c->topo;
+    char a[64], b[64];
+    if (!c->embed)
+        return 0;
+    eg = mring_embed_grid(c->embed);
+    if (g->embed == MRING_EMBED_NONE) {
+        snprintf(err, errlen, "--embed applies to %s only; %s follows its own orders", mring_algo_list_embed(), g->name);
+        return -1;
+    }
+    if (eg->ndims != want.ndims || memcmp(eg->dims, want.dims, sizeof(int) * (size_t)want.ndims)) {
+        snprintf(err, errlen, "--embed is for the grid %s; %s runs on %s", mring_topo_format(eg, a, sizeof a),
+                 g->name, mring_topo_format(&want, b, sizeof b));
+        return -1;
+    }
+    for (int i = 0; i < want.ndims && g->embed == MRING_EMBED_PER_DIM; i++)
+        if (mring_embed_ncycles(c->embed, i) && c->dim_algo[i] != MRING_DIM_RING) {
+            snprintf(err, errlen, "--embed gives cycles to dimension %d, which runs %s; rings only follow cycles",
+                     i + 1, mring_dim_algo_name(c->dim_algo[i]));
+            return -1;
+        }
+    return 0;
 }
 
 /* The rules every algorithm declares in its registry entry (algo.h), then its own check. */
@@ -171,6 +217,8 @@ int mring_config_check(const mring_config_t *c, char *err, size_t errlen)
             return -1;
         }
     }
+    if (check_embed(c, g, err, errlen))
+        return -1;
     if (c->chunks < 0 || c->chunks > MRING_MAX_CHUNKS) {
         snprintf(err, errlen, "--chunks %d is not valid; expected 1..%d", c->chunks, MRING_MAX_CHUNKS);
         return -1;
@@ -214,7 +262,7 @@ int mring_call_check(const mring_config_t *c, mring_call_t k, char *err, size_t 
 int mring_config_equal(const mring_config_t *a, const mring_config_t *b)
 {
     if (a->algo != b->algo || a->segment != b->segment || a->topo.ndims != b->topo.ndims ||
-        (a->chunks > 1 ? a->chunks : 1) != (b->chunks > 1 ? b->chunks : 1))
+        (a->chunks > 1 ? a->chunks : 1) != (b->chunks > 1 ? b->chunks : 1) || a->embed != b->embed)
         return 0;
     for (int i = 0; i < a->topo.ndims; i++)
         if (a->topo.dims[i] != b->topo.dims[i] || a->rings[i] != b->rings[i] || a->dim_algo[i] != b->dim_algo[i])
@@ -281,6 +329,8 @@ char *mring_config_describe(const mring_config_t *c, char *buf, size_t len)
         used += (size_t)snprintf(buf + used, len - used, " --segment %s", seg);
     }
     if (c->chunks > 1 && used < len)
-        snprintf(buf + used, len - used, " --chunks %d", c->chunks);
+        used += (size_t)snprintf(buf + used, len - used, " --chunks %d", c->chunks);
+    if (c->embed && used < len)
+        snprintf(buf + used, len - used, " --embed %s", mring_embed_text(c->embed));
     return buf;
 }

@@ -16,6 +16,7 @@
 #ifndef MRING_CONFIG_H
 #define MRING_CONFIG_H
 
+#include "embed.h"
 #include "topology.h"
 
 #include <stddef.h>
@@ -51,6 +52,7 @@ typedef struct mring_config {
     int64_t segment;                  /* pipelining piece in bytes; 0 = whole blocks */
     uint8_t dim_algo[MRING_MAX_DIMS]; /* mring_dim_algo_t per dimension (default ring) */
     int chunks;                       /* chunks each stream pipelines through the dimensions; 0 or 1 = none */
+    const mring_embed_t *embed;       /* the rings' orders (embed.h); NULL = natural */
 } mring_config_t;
 
 /* One call on a configuration: count elements of elsize bytes per rank. */
@@ -78,7 +80,7 @@ static inline int mring_config_nstreams(const mring_config_t *c)
 
 /* The named string fields a configuration is built from; NULL = not given (the default). */
 typedef struct mring_config_fields {
-    const char *topo, *algo, *rings, *dim_algo, *segment, *chunks;
+    const char *topo, *algo, *rings, *dim_algo, *segment, *chunks, *embed;
 } mring_config_fields_t;
 
 /* How the fields are named in messages: as flags (--dim-algo), as MRING_* variables
@@ -88,7 +90,9 @@ typedef enum { MRING_FIELDS_FLAGS, MRING_FIELDS_ENV, MRING_FIELDS_JSON } mring_f
 /*
  * Build a configuration from named fields: the topology (required unless default_topo is given),
  * then algo, rings (R, or R1,...,Rk), dim_algo (ring|rabenseifner, once or per dimension),
- * segment (bytes with K/M/G suffixes) and chunks (1..MRING_MAX_CHUNKS), then mring_config_check.  Returns 0, or -1 with one line
+ * segment (bytes with K/M/G suffixes), chunks (1..MRING_MAX_CHUNKS) and embed (embed.h's text on the
+ * algorithm's grid: "auto" is for the callers that have a platform to search), then
+ * mring_config_check.  Returns 0, or -1 with one line
  * naming the field as `style` spells it and the bad value in err.
  */
 int mring_config_parse(const mring_config_fields_t *f, mring_fields_style_t style, const mring_topo_t *default_topo,
@@ -99,7 +103,7 @@ int mring_config_parse(const mring_config_fields_t *f, mring_fields_style_t styl
 int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_t style,
                              const mring_topo_t *default_topo, mring_config_t *c, char *err, size_t errlen);
 
-/* The name of field `key` ("topo", "algo", "rings", "dim_algo", "segment", "chunks") in style s, e.g.
+/* The name of field `key` ("topo", "algo", "rings", "dim_algo", "segment", "chunks", "embed") in style s, e.g.
  * "--dim-algo", "MRING_DIM_ALGO", "dim_algo".  Returns buf. */
 const char *mring_config_field_name(const char *key, mring_fields_style_t s, char *buf, size_t len);
 
@@ -126,8 +130,8 @@ char *mring_dim_algos_format(const mring_config_t *c, char *buf, size_t len);
 static inline const char *mring_dim_algo_name(int a) { return a == MRING_DIM_RABENSEIFNER ? "rabenseifner" : "ring"; }
 
 /* The one-line flag-style description of c, e.g. "--algo multiring --topo 4x16x4 --rings 2,1,1
- * --dim-algo ring,rabenseifner,rabenseifner --segment 1M" (dim-algo and segment only where not
- * the default): it can be pasted into `mring simulate`.  Returns buf. */
+ * --dim-algo ring,rabenseifner,rabenseifner --segment 1M" (dim-algo, segment, chunks and embed only
+ * where not the default): it can be pasted into `mring simulate`.  Returns buf. */
 char *mring_config_describe(const mring_config_t *c, char *buf, size_t len);
 
 #endif

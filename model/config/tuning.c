@@ -38,7 +38,7 @@ static int entry_of(json_t *o, mring_tuning_entry_t *e, char *err, size_t errlen
 {
     json_int_t lo, hi;
     mring_config_fields_t f = {0};
-    char seg[32], chunks[32], unused[4][32];
+    char seg[32], chunks[32], unused[5][32];
     if (json_unpack(o, "{s:I,s:I}", "min_size", &lo, "max_size", &hi) || !json_object_get(o, "algo") ||
         !json_object_get(o, "topo") || !json_object_get(o, "rings")) {
         snprintf(err, errlen, "an entry lacks min_size, max_size, algo, topo or rings");
@@ -54,7 +54,8 @@ static int entry_of(json_t *o, mring_tuning_entry_t *e, char *err, size_t errlen
         field(o, "rings", &f.rings, unused[2], sizeof unused[2], err, errlen) ||
         field(o, "dim_algo", &f.dim_algo, unused[3], sizeof unused[3], err, errlen) ||
         field(o, "segment", &f.segment, seg, sizeof seg, err, errlen) ||
-        field(o, "chunks", &f.chunks, chunks, sizeof chunks, err, errlen))
+        field(o, "chunks", &f.chunks, chunks, sizeof chunks, err, errlen) ||
+        field(o, "embed", &f.embed, unused[4], sizeof unused[4], err, errlen))
         return -1;
     e->min_size = lo;
     e->max_size = hi;
@@ -141,6 +142,7 @@ static json_t *entry_json(const mring_tuning_entry_t *e)
                           mring_topo_format(&c->topo, topo, sizeof topo), "rings",
                           mring_rings_format(c, rings, sizeof rings), "dim_algo", dims, "segment", (json_int_t)c->segment);
     if (o && ((c->chunks > 1 && json_object_set_new(o, "chunks", json_integer(c->chunks))) ||
+              (c->embed && json_object_set_new(o, "embed", json_string(mring_embed_text(c->embed)))) ||
               json_object_set_new(o, "time_us", json_real(e->time_us)) ||
               json_object_set_new(o, "busbw_gbps", json_real(e->busbw_gbps)))) {
         json_decref(o);

@@ -4,10 +4,10 @@
  * together here so the format has one definition.
  *
  * {"mring_tuning": 1, "platform": ..., "ranks": P, "type": ..., "entries": [{"min_size", "max_size",
- *  "algo", "topo", "rings", "dim_algo", "segment", "chunks", "time_us", "busbw_gbps"}, ...]}; sizes
- *  in bytes per rank, ranges inclusive ("chunks" only where above 1).  An entry's configuration
+ *  "algo", "topo", "rings", "dim_algo", "segment", "chunks", "embed", "time_us", "busbw_gbps"}, ...]};
+ *  sizes in bytes per rank, ranges inclusive ("chunks" only where above 1, "embed" where not natural).  An entry's configuration
  *  fields are read by mring_config_parse (config.h), like flags and MRING_* variables; dim_algo,
- *  segment and chunks may be left out.
+ *  segment, chunks and embed may be left out.
  */
 #ifndef MRING_TUNING_H
 #define MRING_TUNING_H

@@ -50,7 +50,7 @@ mring_report_t *mring_report_open(FILE *f, mring_format_t fmt, int real, const c
         return NULL;
     }
     if (fmt == MRING_FMT_CSV)
-        fprintf(f, "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps%s\n",
+        fprintf(f, "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps%s,config\n",
                 real ? ",inplace,wrong,time_min_us,time_max_us" : "");
     if (fmt == MRING_FMT_TABLE) {
         if (title)
@@ -100,6 +100,8 @@ int mring_report_row(mring_report_t *r, const mring_row_t *w)
                 w->redop, w->time_us, alg, bus);
         if (r->real)
             fprintf(r->f, ",%d,%lld,%.6g,%.6g", w->inplace, (long long)w->wrong, w->time_min_us, w->time_max_us);
+        fputc(',', r->f);
+        mring_csv_field(r->f, w->config ? w->config : "");
         fputc('\n', r->f);
         break;
     case MRING_FMT_JSON: {
@@ -107,8 +109,10 @@ int mring_report_row(mring_report_t *r, const mring_row_t *w)
                               w->algo, "topo", w->topo, "rings", w->rings, "ranks", w->ranks, "size",
                               (json_int_t)w->size, "count", (json_int_t)w->count, "type", w->type, "redop", w->redop,
                               "time_us", w->time_us, "algbw_gbps", alg, "busbw_gbps", bus);
-        if (!o)
+        if (!o || (w->config && json_object_set_new(o, "config", json_string(w->config)))) {
+            json_decref(o);
             return -1;
+        }
         if (r->real && json_object_update_new(o, json_pack("{s:b,s:I,s:f,s:f}", "inplace", w->inplace, "wrong",
                                                        (json_int_t)w->wrong, "time_min_us", w->time_min_us,
                                                        "time_max_us", w->time_max_us))) {

@@ -1,11 +1,13 @@
 /*
  * report.h - result rows in the output conventions shared by `mring model`,
- * `mring simulate` and `mring-bench` (DESIGN.md section 6).
+ * `mring simulate` and `mring-bench` (nccl-tests' columns, plus the fields that join predictions
+ * with measurements).
  *
  * table: nccl-tests style (size, count, type, redop, time(us), algbw, busbw per
  *        row; "# Avg bus bandwidth" at the end);
  * csv:   source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps
- *        (+ inplace,wrong,time_min_us,time_max_us for real runs);
+ *        (+ inplace,wrong,time_min_us,time_max_us for real runs), then config: the whole
+ *        configuration as flags (chunks, embedding: what the other fields do not say);
  * json:  {"rows": [ {same fields}, ... ]}.
  * algbw = size / time, busbw = algbw * 2(P-1)/P, in decimal GB/s (nccl-tests,
  * doc/PERFORMANCE.md); size is bytes per rank.
@@ -42,6 +44,7 @@ typedef struct mring_row {
     int64_t count; /* elements per rank */
     const char *type, *redop;
     double time_us;
+    const char *config; /* the whole configuration as flags (mring_config_describe), or NULL */
     /* real runs only (set real = 1) */
     int real;
     int inplace;
