@@ -31,12 +31,13 @@ static const char dgxh100_source[] =
     " has 18 NVLink4 links of 25 GB/s per direction [HOPPER]: NVSwitch as a crossbar, one link per GPU of\n"
     " 18 x 25 = 450 GB/s per direction (DER; p2pBandwidthLatencyTest measures 376-380 GB/s one way [NCCL1264]),\n"
     " 0.25 us per GPU-switch link, so 0.5 us GPU to GPU, NCCL's per-hop figure [NCCLTOPO] (DER).  Eight single-port\n"
-    " ConnectX-7 NICs of 400 Gb/s [BASEPOD] = 50 GB/s per direction (DER), ConnectX-7 device i serving GPU i\n"
-    " [DGXH100UG, table 6]; GPU to NIC over PCIe Gen5 x16, 128 GB/s both ways [H100DS] = 64 GB/s per direction (DER).\n"
-    " Compute fabric: SUs of 32 nodes, rail-aligned, a leaf switch per rail; per SU 8 leaves, 256 node-leaf and\n"
-    " 256 leaf-spine cables [SPODH100, table 4], so 1:1 (DER); traffic between rails traverses the spine layer\n"
-    " [SPODH100].  0.5 us per side of an NDR link (an assumption, as for the EDR kinds).  GPU speed: H100 SXM HBM3\n"
-    " 3.35 TB/s [H100DS] / 3 bytes moved per byte reduced = 1117 GB/s of reduced output (DER). ";
+    " ConnectX-7 NICs of 400 Gb/s [BASEPOD] = 50 GB/s per direction (DER), one per GPU [DGXH100UG, table 6], numbered\n"
+    " here by its GPU; GPU to NIC over PCIe Gen5 x16, 128 GB/s both ways [H100DS] = 64 GB/s per direction (DER).\n"
+    " Compute fabric: SUs of 32 nodes, rail-aligned, a leaf switch per rail; per SU 8 leaves and 256 leaf-spine\n"
+    " cables [SPODH100, table 4]: 32 uplinks per leaf for its 32 node ports (one slot of the 32-node design goes\n"
+    " to UFM there), so 1:1 (DER); traffic between rails traverses the spine layer [SPODH100].  0.5 us per side\n"
+    " of an NDR link (an assumption, as for the EDR kinds).  GPU speed: H100 SXM HBM3 3.35 TB/s [H100DS] / 3 bytes\n"
+    " moved per byte reduced = 1117 GB/s of reduced output (DER). ";
 static const char bigbasin_source[] =
     " Facebook Big Basin as in Goyal et al., arXiv 1706.02677: 8 P100 with NVLink per server (modelled as\n"
     " the DGX-1 cube-mesh), one 50 Gbit Ethernet NIC (6.25 GB/s) per server, Wedge100 switches [GOYAL];\n"
