@@ -1,23 +1,23 @@
 /*
  * platgen.h - the SimGrid platform generator behind `mring platform` (libxml2's xmlTextWriter).
  *
- * Layout: a Full root zone joining racks (DGX H100: SuperPOD scalable units) by zoneRoutes over their
- * uplinks r<s>-uplink through the spine, a crossbar.  A rack is ONE graph zone (Floyd: shortest paths
- * counted in links) over every netpoint of its nodes (GPUs, the rank hosts; CPUs; PCIe switches;
+ * Layout: a Full root zone joining racks (DGX H100: SuperPOD scalable units, SUs) by zoneRoutes over
+ * their uplinks r<s>-uplink through the spine, a crossbar.  A rack is ONE graph zone (Floyd: shortest
+ * paths counted in links) over every netpoint of its nodes (GPUs, the rank hosts; CPUs; PCIe switches;
  * NIC routers) and its switches, so that a route between nodes can take a different NIC per GPU: a zone
  * per node would have one gateway for all its GPUs.  Rails: every NIC r of node k is its own port
- * n<k>-rail<r> (nic_bw) from its router n<k>-nic<r> to its leaf switch; GPU i's traffic between nodes
- * leaves and enters through its own NIC (mring_platgen_gpu_nic: the NIC of its PCIe switch, DGX-1 GPU
- * pair {2s, 2s+1} -> NIC s; its socket's on Minsky; GPU i's on DGX H100), because that path is the
- * unique shortest one, so GPU i of node A to GPU j of node B crosses n<A>-rail<nic(i)> and
- * n<B>-rail<nic(j)>.  Minsky, DGX-1, Big Basin, cluster: one leaf r<s>-leaf per rack, so different rails
- * meet in the leaf.  DGX H100: rail-optimized, a leaf r<s>-leaf<r> per rail with an uplink
- * r<s>-leaf<r>-up to the SU's side of the spine r<s>-spine; different rails cross leaf, spine, leaf, as
- * in the fabric; routes between the GPUs of a node are bypassRoutes over NVSwitch (one crossbar link
- * n<k>-nvl<i> per GPU), outside the graph, so no route between nodes passes through a GPU.  All links
- * are SPLITDUPLEX (full duplex).  Ranks: GPU i of node k is rank k*G + i (DGX-1: the NVLink ring order)
- * in property mring_rank; the root zone's mring_topo is G x nodes-per-rack x racks.  A GPU host's speed
- * is its reduction throughput (memory bandwidth / 3 bytes moved per byte reduced), see sim/sim.h.
+ * n<k>-rail<r> (nic_bw) to its leaf switch, and GPU i's traffic between nodes leaves and enters through
+ * its own NIC (mring_platgen_gpu_nic: DGX-1 GPU pair {2s, 2s+1} -> the NIC of PCIe switch s; Minsky the
+ * NIC of the GPU's socket; DGX H100 NIC i for GPU i), because that path is the unique shortest one: GPU
+ * i of node A to GPU j of node B crosses n<A>-rail<nic(i)> and n<B>-rail<nic(j)>.  Minsky, DGX-1, Big
+ * Basin, cluster: one leaf r<s>-leaf per rack, where different rails meet.  DGX H100: rail-optimized, a
+ * leaf r<s>-leaf<r> per rail with an uplink r<s>-leaf<r>-up to the SU's side of the spine r<s>-spine, so
+ * different rails cross leaf, spine, leaf as in the fabric; routes between the GPUs of a node are
+ * bypassRoutes over NVSwitch (one crossbar link n<k>-nvl<i> per GPU), outside the graph, so no route
+ * between nodes passes through a GPU.  All links are SPLITDUPLEX (full duplex).  Ranks: GPU i of node k
+ * is rank k*G + i (DGX-1: the NVLink ring order) in property mring_rank; the root zone's mring_topo is
+ * G x nodes-per-rack x racks.  A GPU host's speed is its reduction throughput (memory bandwidth / 3
+ * bytes moved per byte reduced), see sim/sim.h.
  *
  * The testbed kind (validation/testbed: one network namespace per node on one machine) is given
  * route figures, not link figures: intra = between two ranks of a node (over the node's loopback
