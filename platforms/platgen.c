@@ -26,6 +26,18 @@ static const char dgx1_source[] =
     " Ranks inside a node follow the NVLink ring GPU 0-1-2-3-7-6-5-4 (as NCCL's ring does), so a ring in\n"
     " rank order takes one NVLink per hop.\n"
     " Racks of 16 nodes with 1:1 spine uplinks (an assumption).  GPU speed as for Minsky. ";
+static const char dgxh100_source[] =
+    " NVIDIA DGX H100 in DGX SuperPOD scalable units (SUs): 8 H100 SXM5 GPUs on 4 NVSwitch chips [BASEPOD]; each GPU\n"
+    " has 18 NVLink4 links of 25 GB/s per direction [HOPPER]: NVSwitch as a crossbar, one link per GPU of\n"
+    " 18 x 25 = 450 GB/s per direction (DER; p2pBandwidthLatencyTest measures 376-380 GB/s one way [NCCL1264]),\n"
+    " 0.25 us per GPU-switch link, so 0.5 us GPU to GPU, NCCL's per-hop figure [NCCLTOPO] (DER).  Eight single-port\n"
+    " ConnectX-7 NICs of 400 Gb/s [BASEPOD] = 50 GB/s per direction (DER), one per GPU [DGXH100UG, table 6], numbered\n"
+    " here by its GPU; GPU to NIC over PCIe Gen5 x16, 128 GB/s both ways [H100DS] = 64 GB/s per direction (DER).\n"
+    " Compute fabric: SUs of 32 nodes, rail-aligned, a leaf switch per rail; per SU 8 leaves and 256 leaf-spine\n"
+    " cables [SPODH100, table 4]: 32 uplinks per leaf for its 32 node ports (one slot of the 32-node design goes\n"
+    " to UFM there), so 1:1 (DER); traffic between rails traverses the spine layer [SPODH100].  0.5 us per side\n"
+    " of an NDR link (an assumption, as for the EDR kinds).  GPU speed: H100 SXM HBM3 3.35 TB/s [H100DS] / 3 bytes\n"
+    " moved per byte reduced = 1117 GB/s of reduced output (DER). ";
 static const char bigbasin_source[] =
     " Facebook Big Basin as in Goyal et al., arXiv 1706.02677: 8 P100 with NVLink per server (modelled as\n"
     " the DGX-1 cube-mesh), one 50 Gbit Ethernet NIC (6.25 GB/s) per server, Wedge100 switches [GOYAL];\n"
@@ -49,6 +61,11 @@ int mring_platgen_defaults(const char *kind, mring_platgen_t *g)
     } else if (!strcmp(kind, "dgx1")) {
         *g = (mring_platgen_t){"dgx1-p100-32", MRING_NODE_DGX1, 32, 2, 8, 4, 18e9, 0.5e-6, 6e9, 0.5e-6,
                                15.75e9, 0.5e-6, 12.5e9, 0.5e-6, 244e9, 50e9, 1, dgx1_source, .ncomments = 0};
+    } else if (!strcmp(kind, "dgxh100")) { /* no CPU hosts: the X-bus and CPU figures are unused */
+        *g = (mring_platgen_t){.name = "dgxh100-32", .node = MRING_NODE_DGXH100, .nodes = 32, .racks = 1,
+                               .gpus_per_node = 8, .nics = 8, .nvlink_bw = 450e9, .nvlink_lat = 0.25e-6,
+                               .pcie_bw = 64e9, .pcie_lat = 0.5e-6, .nic_bw = 50e9, .nic_lat = 0.5e-6,
+                               .gpu_speed = 3.35e12 / 3, .oversubscription = 1, .source = dgxh100_source};
     } else if (!strcmp(kind, "bigbasin")) {
         *g = (mring_platgen_t){"bigbasin-32", MRING_NODE_DGX1, 32, 2, 8, 1, 18e9, 0.5e-6, 6e9, 0.5e-6,
                                15.75e9, 0.5e-6, 6.25e9, 5e-6, 244e9, 50e9, 1, bigbasin_source, .ncomments = 0};
@@ -100,10 +117,38 @@ static int check_comments(const mring_platgen_t *g, char *err, size_t errlen)
     return 0;
 }
 
+/* The node kinds' shapes: GPUs per node and how the NICs may spread over the node's GPUs, PCIe
+ * switches or sockets (evenly: their count divides the units). */
+static int check_node(const mring_platgen_t *g, char *err, size_t errlen)
+{
+    if (g->node == MRING_NODE_MINSKY && (g->gpus_per_node != 4 || g->nics > 2)) {
+        snprintf(err, errlen, "a Minsky node has 4 GPUs and 1 or 2 NICs (one per socket); got %d GPUs, --nics %d",
+                 g->gpus_per_node, g->nics);
+        return -1;
+    }
+    if (g->node == MRING_NODE_DGX1 && (g->gpus_per_node != 8 || 4 % g->nics)) {
+        snprintf(err, errlen, "a DGX-1 node has 8 GPUs and 1, 2 or 4 NICs (spread over its 4 PCIe switches); got %d "
+                 "GPUs, --nics %d", g->gpus_per_node, g->nics);
+        return -1;
+    }
+    if (g->node == MRING_NODE_DGXH100 && (g->gpus_per_node != 8 || 8 % g->nics)) {
+        snprintf(err, errlen, "a DGX H100 node has 8 GPUs and 1, 2, 4 or 8 NICs (8: one per GPU); got %d GPUs, "
+                 "--nics %d", g->gpus_per_node, g->nics);
+        return -1;
+    }
+    if (g->node == MRING_NODE_CLUSTER && g->nics > g->gpus_per_node) {
+        snprintf(err, errlen, "--nics %d: a cluster node has at most one NIC per GPU (%d GPUs)", g->nics,
+                 g->gpus_per_node);
+        return -1;
+    }
+    return 0;
+}
+
 int mring_platgen_check(const mring_platgen_t *g, char *err, size_t errlen)
 {
-    const double figs[] = {g->nvlink_bw, g->xbus_bw, g->pcie_bw, g->nic_bw, g->gpu_speed, g->cpu_speed,
-                           g->oversubscription};
+    int cpus = g->node != MRING_NODE_DGXH100; /* DGX H100 nodes have no CPU hosts */
+    const double figs[] = {g->nvlink_bw, cpus ? g->xbus_bw : 1, g->pcie_bw, g->nic_bw, g->gpu_speed,
+                           cpus ? g->cpu_speed : 1, g->oversubscription};
     if (g->nodes < 1 || g->racks < 1 || g->nodes % g->racks || (long)g->nodes * g->gpus_per_node > 65536) {
         snprintf(err, errlen, "--nodes %d with --racks %d: expected racks >= 1 dividing nodes, at most 65536 GPUs",
                  g->nodes, g->racks);
@@ -113,16 +158,8 @@ int mring_platgen_check(const mring_platgen_t *g, char *err, size_t errlen)
         snprintf(err, errlen, "--nics %d, --gpus-per-node %d: expected at least 1 of each", g->nics, g->gpus_per_node);
         return -1;
     }
-    if (g->node == MRING_NODE_MINSKY && (g->gpus_per_node != 4 || g->nics > 2)) {
-        snprintf(err, errlen, "a Minsky node has 4 GPUs and 1 or 2 NICs (one per socket); got %d GPUs, %d NICs",
-                 g->gpus_per_node, g->nics);
+    if (check_node(g, err, errlen))
         return -1;
-    }
-    if (g->node == MRING_NODE_DGX1 && (g->gpus_per_node != 8 || g->nics > 4)) {
-        snprintf(err, errlen, "a DGX-1 node has 8 GPUs and 1 to 4 NICs; got %d GPUs, %d NICs", g->gpus_per_node,
-                 g->nics);
-        return -1;
-    }
     if (g->node == MRING_NODE_TESTBED && check_testbed(g, err, errlen))
         return -1;
     if (check_comments(g, err, errlen))
@@ -133,38 +170,6 @@ int mring_platgen_check(const mring_platgen_t *g, char *err, size_t errlen)
             return -1;
         }
     return 0;
-}
-
-static void rack_zone(xw_t *w, const mring_platgen_t *g, int rack)
-{
-    int per = g->nodes / g->racks, first = rack * per;
-    char id[64], sw[64], leaf[64], a[64], b[64], la[64], lb[64];
-    snprintf(id, sizeof id, "r%d", rack);
-    snprintf(sw, sizeof sw, "r%d-sw", rack);
-    snprintf(leaf, sizeof leaf, "r%d-leaf", rack);
-    xw_start_zone(w, id, "Full");
-    for (int k = first; k < first + per; k++)
-        mring_platgen_node(w, g, k);
-    xw_start_zone(w, sw, "Full");
-    xw_comment(w, " the rack's leaf switch (a crossbar) and its uplink to the spine ");
-    xw_router(w, leaf);
-    snprintf(la, sizeof la, "r%d-uplink", rack);
-    xw_link(w, la, g->nodes / g->racks * g->nics * g->nic_bw / g->oversubscription, g->nic_lat);
-    xw_end(w);
-    for (int k = first; k < first + per; k++) {
-        snprintf(a, sizeof a, "n%d", k);
-        snprintf(la, sizeof la, "n%d-nic", k);
-        mring_platgen_nic_link(g, k, lb, sizeof lb);
-        xw_zone_route(w, a, sw, la, leaf, lb, NULL);
-        for (int l = k + 1; l < first + per; l++) {
-            char nl[64], il[64];
-            snprintf(b, sizeof b, "n%d", l);
-            snprintf(nl, sizeof nl, "n%d-nic", l);
-            mring_platgen_nic_link(g, l, il, sizeof il);
-            xw_zone_route(w, a, b, la, nl, lb, il);
-        }
-    }
-    xw_end(w);
 }
 
 /* The testbed's "this file" comment: its route figures and how they sit on the links. */
@@ -186,26 +191,63 @@ static void testbed_params(const mring_platgen_t *g, char *buf, size_t len)
         snprintf(buf + n, len - (size_t)n, " One node: no route between nodes (its veth is unused). ");
 }
 
+/* The "this file" comment of the kinds with link figures: the figures, then how routes find the rails. */
+static void params(const mring_platgen_t *g, char *buf, size_t len)
+{
+    int rails = mring_platgen_rail_leaves(g), n;
+    if (rails)
+        n = snprintf(buf, len,
+                     " this file: %d nodes in %d SU(s), %d GPUs and %d NIC(s) per node; NVSwitch %.4g GB/s per GPU,\n"
+                     " PCIe %.4g GB/s, NIC %.4g GB/s and %.4g us per side, GPU reduction %.4g GB/s, over-subscription %.4g:1.\n",
+                     g->nodes, g->racks, g->gpus_per_node, g->nics, g->nvlink_bw / 1e9, g->pcie_bw / 1e9,
+                     g->nic_bw / 1e9, g->nic_lat * 1e6, g->gpu_speed / 1e9, g->oversubscription);
+    else
+        n = snprintf(buf, len,
+                     " this file: %d nodes in %d rack(s), %d GPUs and %d NIC(s) per node; NVLink %.4g GB/s, X-bus/QPI %.4g GB/s,\n"
+                     " PCIe %.4g GB/s, NIC %.4g GB/s and %.4g us per side, GPU reduction %.4g GB/s, over-subscription %.4g:1.\n",
+                     g->nodes, g->racks, g->gpus_per_node, g->nics, g->nvlink_bw / 1e9, g->xbus_bw / 1e9,
+                     g->pcie_bw / 1e9, g->nic_bw / 1e9, g->nic_lat * 1e6, g->gpu_speed / 1e9, g->oversubscription);
+    n += snprintf(buf + n, len - (size_t)n, " The NIC of each GPU (GPU:NIC):");
+    for (int i = 0; i < g->gpus_per_node && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%d:%d", i % 16 ? " " : "\n ", i, mring_platgen_gpu_nic(g, i));
+    if ((size_t)n >= len)
+        return;
+    if (rails)
+        snprintf(buf + n, len - (size_t)n, "%s",
+                 "\n Routes: a scalable unit (SU) is one graph zone (Floyd, shortest paths in links) over its\n"
+                 " nodes' GPUs, a leaf switch r<s>-leaf<r> per rail r and the SU's side of the spine r<s>-spine.\n"
+                 " NIC r of node k is its own port n<k>-rail<r> to leaf r, reached from GPU i over n<k>-pcie<i>;\n"
+                 " leaf r reaches the spine over r<s>-leaf<r>-up (nodes per SU x NIC bandwidth / over-subscription).\n"
+                 " Same rail: port, leaf, port.  Different rails: port, leaf r's uplink, the spine, the other leaf's\n"
+                 " uplink, port, as the fabric routes it; NCCL's PXN (data first over NVLink to the GPU on the\n"
+                 " destination's rail) is software and not modelled.  Routes between the GPUs of a node are\n"
+                 " bypassRoutes over NVSwitch (n<k>-nvl<i> UP, n<k>-nvl<j> DOWN), so no route between nodes passes\n"
+                 " through a GPU.  SUs join over r<s>-uplink, the sum of their leaves' uplinks at 0 us (never a\n"
+                 " constraint of its own: SimGrid's routes between zones need a link). ");
+    else
+        snprintf(buf + n, len - (size_t)n, "%s",
+                 "\n Routes: a rack is one graph zone (Floyd, shortest paths in links) over its nodes' GPUs,\n"
+                 " CPUs, PCIe switches and NICs and its leaf switch r<s>-leaf, a crossbar.  NIC r of node k is its own\n"
+                 " port n<k>-rail<r> to the leaf; GPU i of node A to GPU j of node B crosses n<A>-rail<NIC of i>, the\n"
+                 " leaf and n<B>-rail<NIC of j>, whatever the rails.  Racks join over their uplinks r<s>-uplink (nodes\n"
+                 " x NICs x NIC bandwidth / over-subscription) through the spine, a crossbar. ");
+}
+
 static int write_doc(xw_t *w, const mring_platgen_t *g)
 {
-    char topo[64], id[64], b[64], ga[64], gb[64], la[64], lb[64];
-    int per = g->nodes / g->racks;
+    char topo[64], id[64], b[64], ga[64], gb[64], la[64], lb[64], params_[4096];
+    int per = g->nodes / g->racks, rc = 0;
     if (g->racks > 1)
         snprintf(topo, sizeof topo, "%dx%dx%d", g->gpus_per_node, per, g->racks);
     else
         snprintf(topo, sizeof topo, "%dx%d", g->gpus_per_node, g->nodes);
-    char params[1024];
     if (g->node == MRING_NODE_TESTBED)
-        testbed_params(g, params, sizeof params);
+        testbed_params(g, params_, sizeof params_);
     else
-        snprintf(params, sizeof params,
-                 " this file: %d nodes in %d rack(s), %d GPUs and %d NIC(s) per node; NVLink %.4g GB/s, X-bus/QPI %.4g GB/s,\n"
-                 " PCIe %.4g GB/s, NIC %.4g GB/s and %.4g us per side, GPU reduction %.4g GB/s, over-subscription %.4g:1 ",
-                 g->nodes, g->racks, g->gpus_per_node, g->nics, g->nvlink_bw / 1e9, g->xbus_bw / 1e9, g->pcie_bw / 1e9,
-                 g->nic_bw / 1e9, g->nic_lat * 1e6, g->gpu_speed / 1e9, g->oversubscription);
+        params(g, params_, sizeof params_);
     xw_start_platform(w);
     xw_comment(w, g->source);
-    xw_comment(w, params);
+    xw_comment(w, params_);
     xw_comment(w, " mring conventions: hosts with property mring_rank run the ranks; the root zone's mring_topo is\n"
                   " the natural topology.  Written by `mring platform`; regenerate rather than edit. ");
     for (int i = 0; i < g->ncomments; i++) {
@@ -215,20 +257,20 @@ static int write_doc(xw_t *w, const mring_platgen_t *g)
     }
     xw_start_zone(w, g->name, "Full");
     xw_prop(w, "mring_topo", topo);
-    for (int r = 0; r < g->racks; r++)
-        rack_zone(w, g, r);
+    for (int r = 0; r < g->racks && !rc; r++)
+        rc = mring_platgen_rack(w, g, r);
     for (int r = 0; r < g->racks; r++)
         for (int s = r + 1; s < g->racks; s++) {
             snprintf(id, sizeof id, "r%d", r);
             snprintf(b, sizeof b, "r%d", s);
-            snprintf(ga, sizeof ga, "r%d-leaf", r);
-            snprintf(gb, sizeof gb, "r%d-leaf", s);
+            mring_platgen_rack_gateway(g, r, ga, sizeof ga);
+            mring_platgen_rack_gateway(g, s, gb, sizeof gb);
             snprintf(la, sizeof la, "r%d-uplink", r);
             snprintf(lb, sizeof lb, "r%d-uplink", s);
             xw_zone_route(w, id, b, ga, gb, la, lb);
         }
     xw_end(w);
-    return xw_finish(w);
+    return xw_finish(w) || rc ? -1 : 0;
 }
 
 int mring_platgen_write(const mring_platgen_t *g0, const char *path, char *err, size_t errlen)

@@ -97,12 +97,19 @@ void xw_route(xw_t *w, const char *src, const char *dst, const char *link) { xw_
 
 void xw_route2(xw_t *w, const char *src, const char *dst, const char *up_link, const char *down_link)
 {
-    X(w, xmlTextWriterStartElement(w->w, u("route")));
+    const char *links[2] = {up_link, down_link};
+    const int down[2] = {0, 1};
+    xw_route_n(w, "route", src, dst, down_link ? 2 : 1, links, down);
+}
+
+void xw_route_n(xw_t *w, const char *elem, const char *src, const char *dst, int n, const char *const *links,
+                const int *down)
+{
+    X(w, xmlTextWriterStartElement(w->w, u(elem)));
     X(w, xmlTextWriterWriteAttribute(w->w, u("src"), u(src)));
     X(w, xmlTextWriterWriteAttribute(w->w, u("dst"), u(dst)));
-    link_ctn(w, up_link, "UP");
-    if (down_link)
-        link_ctn(w, down_link, "DOWN");
+    for (int i = 0; i < n; i++)
+        link_ctn(w, links[i], down[i] ? "DOWN" : "UP");
     X(w, xmlTextWriterEndElement(w->w));
 }
 

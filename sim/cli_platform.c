@@ -1,4 +1,4 @@
-/* cli_platform.c - `mring platform`: write a SimGrid platform (minsky, dgx1, bigbasin, cluster, testbed). */
+/* cli_platform.c - `mring platform`: write a SimGrid platform (minsky, dgx1, dgxh100, bigbasin, cluster, testbed). */
 #include "cli.h"
 
 #include "platgen.h"
@@ -11,29 +11,35 @@
 
 static void help(void)
 {
-    printf("usage: mring platform minsky|dgx1|bigbasin|cluster|testbed [options] -o FILE\n\n"
-           "Write a SimGrid platform (XML 4.1): node zones with GPUs (the rank hosts, property mring_rank),\n"
-           "CPUs, NVLink, X-bus and PCIe; a leaf switch per rack; spine uplinks; the natural topology in\n"
-           "the root zone's mring_topo (GPUs per node x nodes per rack x racks).  Every figure's source is\n"
-           "in an XML comment.  Kinds and their defaults:\n"
+    printf("usage: mring platform minsky|dgx1|dgxh100|bigbasin|cluster|testbed [options] -o FILE\n\n"
+           "Write a SimGrid platform (XML 4.1): nodes with GPUs (the rank hosts, property mring_rank), CPUs,\n"
+           "NVLink, X-bus and PCIe; every NIC its own port (rail) n<k>-rail<r> to a leaf switch, GPU i's\n"
+           "traffic between nodes through its own NIC; spine uplinks; the natural topology in the root\n"
+           "zone's mring_topo (GPUs per node x nodes per rack x racks).  Every figure's source is in an XML\n"
+           "comment.  Kinds and their defaults:\n"
            "  minsky    64 IBM S822LC (4 P100, NVLink 1.0 triangles per socket, X-bus, 1 EDR) in 4 racks\n"
-           "  dgx1      32 NVIDIA DGX-1 P100 (hybrid cube-mesh NVLink, 4 EDR) in 2 racks\n"
+           "  dgx1      32 NVIDIA DGX-1 P100 (hybrid cube-mesh NVLink, 4 EDR, NIC s for GPUs 2s, 2s+1) in 2 racks\n"
+           "  dgxh100   32 NVIDIA DGX H100 (NVSwitch, 8 NDR 400 Gb/s, NIC i for GPU i) in one SuperPOD scalable\n"
+           "            unit: a leaf switch per rail, different rails meet in the spine (--racks: units)\n"
            "  bigbasin  32 Facebook Big Basin (8 P100, cube-mesh NVLink, one 50 GbE NIC) in 2 racks\n"
            "  cluster   8 generic nodes of 1 GPU on a crossbar (contention-free test platforms)\n"
            "  testbed   the emulated cluster of validation/testbed, 2 nodes of 2 ranks, from measured route\n"
            "            figures (validation/calibrate writes it): --intra, --inter (more than one node) and\n"
            "            --reduce are required; rank hosts n<k>-rank<i>, loopback links n<k>-lo<i>, veths n<k>-veth\n\n"
            "  -o, --output FILE      where to write (required); written whole or not at all\n"
-           "  --name ID              root zone id (default minsky-64, dgx1-p100-32, bigbasin-32, cluster)\n"
+           "  --name ID              root zone id (default minsky-64, dgx1-p100-32, dgxh100-32, bigbasin-32,\n"
+           "                         cluster)\n"
            "  --nodes N, --racks R   nodes and racks (R divides N)\n"
-           "  --gpus-per-node G      GPUs per node (minsky: 4, dgx1/bigbasin: 8, cluster: any)\n"
-           "  --nics K               NIC ports per node (minsky 1-2, dgx1 1-4)\n"
+           "  --gpus-per-node G      GPUs per node (minsky: 4, dgx1/dgxh100/bigbasin: 8, cluster: any)\n"
+           "  --nics K               NIC ports (rails) per node, spread evenly over the sockets, PCIe switches\n"
+           "                         or GPUs: minsky 1-2, dgx1 1, 2 or 4, dgxh100 1, 2, 4 or 8, cluster 1..G\n"
            "  --nic-bw B, --nic-lat T        one NIC port, e.g. 12.5GBps, 100Gbps; 0.5us per side\n"
-           "  --nvlink-bw B, --nvlink-lat T  one NVLink edge (or crossbar link), per direction\n"
+           "  --nvlink-bw B, --nvlink-lat T  one NVLink edge (or a GPU's crossbar link), per direction\n"
            "  --xbus-bw B            CPU-CPU link (X-bus, QPI)\n"
            "  --pcie-bw B            PCIe link (GPU or NIC to CPU or switch)\n"
            "  --gpu-speed B          reduction throughput, bytes of result per second (e.g. 244GBps)\n"
-           "  --oversubscription X   rack uplink = nodes per rack x NICs x NIC bandwidth / X (default 1)\n"
+           "  --oversubscription X   rack (dgxh100: rail leaf) uplink = its NIC ports x NIC bandwidth / X\n"
+           "                         (default 1)\n"
            "  --intra LAT:BW         testbed: route between two ranks of a node, e.g. 12us:2.5GBps (exactly)\n"
            "  --inter LAT:BW         testbed: route between ranks of two nodes, e.g. 60us:125MBps (exactly)\n"
            "  --reduce B             a rank's reduction throughput (= --gpu-speed), e.g. 3GBps\n"
@@ -123,10 +129,11 @@ int cmd_platform(int argc, char **argv)
             help();
             return 0;
         }
-        cli_usage_error(cmd, "missing the kind; expected minsky, dgx1, bigbasin, cluster or testbed");
+        cli_usage_error(cmd, "missing the kind; expected minsky, dgx1, dgxh100, bigbasin, cluster or testbed");
     }
     if (mring_platgen_defaults(argv[1], &g))
-        cli_usage_error(cmd, "kind '%s' is unknown; expected minsky, dgx1, bigbasin, cluster or testbed", argv[1]);
+        cli_usage_error(cmd, "kind '%s' is unknown; expected minsky, dgx1, dgxh100, bigbasin, cluster or testbed",
+                        argv[1]);
     optind = 2;
     while ((opt = cli_getopt(cmd, argc, argv, "o:h", opts)) != -1) {
         if (opt == 'o')

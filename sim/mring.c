@@ -19,7 +19,7 @@ static const struct {
     {"scaling", cmd_scaling, "predicted training throughput and scaling efficiency (workload + platform)"},
 #endif
 #ifdef MRING_HAVE_LIBXML2
-    {"platform", cmd_platform, "write a SimGrid platform: minsky, dgx1, bigbasin or a generic cluster"},
+    {"platform", cmd_platform, "write a SimGrid platform: minsky, dgx1, dgxh100, bigbasin or a generic cluster"},
 #endif
     {"model", cmd_model, "predicted allreduce time per size from the alpha-beta-gamma model"},
     {"verify", cmd_verify, "prove schedules correct (matching, no deadlock, exact and identical results)"},

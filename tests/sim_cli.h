@@ -1,6 +1,6 @@
 /* sim_cli.h - what tests/test_sim*.c share on top of cli_run.h: a run that must succeed, paths of
- * the repository's files (found from $MRING_BIN, so the tests do not depend on the cwd) and a
- * scratch directory per test program.  Header-only: each test_*.c is one translation unit.
+ * the repository's files (found from $MRING_BIN, so the tests do not depend on the cwd), a
+ * scratch directory per test program and the links of a platform's route.  Header-only: each test_*.c is one translation unit.
  * Include after <cmocka.h>.
  */
 #ifndef MRING_TESTS_SIM_CLI_H
@@ -84,6 +84,43 @@ static inline int sim_setup_run(const char *const *args)
         print_error("%s failed: %s\n", r.cmd, r.err ? r.err : "");
     cli_free(&r);
     return ok ? 0 : -1;
+}
+
+enum { SIM_MAX_LINKS = 32 };
+
+/* The link names (without _UP/_DOWN) of `mring route --platform platform from to`, in route order,
+ * into names; their count.  cmd gets the command line.  Fails the test on a bad run or no links. */
+static inline int sim_route_links(const char *platform, const char *from, const char *to, char names[][64],
+                                  char *cmd, size_t cmdlen)
+{
+    const char *args[] = {"route", "--platform", platform, from, to, NULL};
+    struct cli_result r = {0};
+    int n = 0;
+    cli_run_ok(args, &r);
+    snprintf(cmd, cmdlen, "%s", r.cmd);
+    for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (l[0] == '#')
+            continue;
+        if (n == SIM_MAX_LINKS || sscanf(l, "%63s", names[n]) != 1)
+            fail_msg("%s: bad link line '%s'", cmd, l);
+        char *dir = strrchr(names[n], '_');
+        if (dir && (!strcmp(dir, "_UP") || !strcmp(dir, "_DOWN")))
+            *dir = '\0';
+        n++;
+    }
+    cli_free(&r);
+    if (n == 0)
+        fail_msg("%s: no links", cmd);
+    return n;
+}
+
+/* How many of the n names contain part. */
+static inline int sim_count_containing(char names[][64], int n, const char *part)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        k += strstr(names[i], part) != NULL;
+    return k;
 }
 
 #endif

@@ -153,7 +153,7 @@ static void test_sim_equals_model(void **state)
 
 /* ---- 2. the bound of one NIC per node on minsky-64 ---- */
 
-/* the bandwidth (B/s) of node 0's NIC, n0-ib, from `mring route` between two nodes */
+/* the bandwidth (B/s) of node 0's NIC port, n0-rail0, from `mring route` between two nodes */
 static double minsky_nic_bw(void)
 {
     const char *args[] = {"route", "--platform", sim_repo_path(MINSKY), "n0-gpu0", "n16-gpu0", NULL};
@@ -162,10 +162,10 @@ static double minsky_nic_bw(void)
     char unit[16] = "";
     cli_run_ok(args, &r);
     for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-        if (!strncmp(l, "n0-ib_", 6) && sscanf(l, "%*s %lf %15s", &bw, unit) != 2)
+        if (!strncmp(l, "n0-rail0_", 9) && sscanf(l, "%*s %lf %15s", &bw, unit) != 2)
             fail_msg("%s: cannot read the bandwidth of '%s'", r.cmd, l);
     if (!(bw > 0) || strcmp(unit, "GBps") != 0)
-        fail_msg("%s: no n0-ib link in GBps in:\n%s", r.cmd, r.out);
+        fail_msg("%s: no n0-rail0 link in GBps in:\n%s", r.cmd, r.out);
     cli_free(&r);
     return bw * 1e9;
 }

@@ -18,67 +18,39 @@
 
 /* ---- routes on minsky-64 ---- */
 
-enum { MAX_LINKS = 32 };
-
-/* the link names (without _UP/_DOWN) of `mring route --platform minsky-64 from to`; the count */
+/* the link names of `mring route --platform minsky-64 from to`; the count */
 static int route_links(const char *from, const char *to, char names[][64], char *cmd, size_t cmdlen)
 {
-    const char *args[] = {"route", "--platform", sim_repo_path(MINSKY), from, to, NULL};
-    struct cli_result r = {0};
-    int n = 0;
-    cli_run_ok(args, &r);
-    snprintf(cmd, cmdlen, "%s", r.cmd);
-    for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        if (l[0] == '#')
-            continue;
-        if (n == MAX_LINKS || sscanf(l, "%63s", names[n]) != 1)
-            fail_msg("%s: bad link line '%s'", cmd, l);
-        char *dir = strrchr(names[n], '_');
-        if (dir && (!strcmp(dir, "_UP") || !strcmp(dir, "_DOWN")))
-            *dir = '\0';
-        n++;
-    }
-    cli_free(&r);
-    if (n == 0)
-        fail_msg("%s: no links", cmd);
-    return n;
-}
-
-static int count_containing(char names[][64], int n, const char *part)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        k += strstr(names[i], part) != NULL;
-    return k;
+    return sim_route_links(sim_repo_path(MINSKY), from, to, names, cmd, cmdlen);
 }
 
 static void test_route_nvlink(void **state)
 {
-    char names[MAX_LINKS][64], cmd[1024];
+    char names[SIM_MAX_LINKS][64], cmd[1024];
     int n = route_links("0", "1", names, cmd, sizeof cmd);
-    if (count_containing(names, n, "-nv-") != n)
+    if (sim_count_containing(names, n, "-nv-") != n)
         fail_msg("%s: %d links, %d of them NVLink (-nv-); want NVLink only", cmd, n,
-                 count_containing(names, n, "-nv-"));
+                 sim_count_containing(names, n, "-nv-"));
 }
 
 static void test_route_xbus(void **state)
 {
-    char names[MAX_LINKS][64], cmd[1024];
+    char names[SIM_MAX_LINKS][64], cmd[1024];
     int n = route_links("0", "2", names, cmd, sizeof cmd);
-    if (count_containing(names, n, "xbus") < 1 || count_containing(names, n, "-ib") != 0)
-        fail_msg("%s: %d X-bus and %d IB links, want at least 1 X-bus and no IB", cmd,
-                 count_containing(names, n, "xbus"), count_containing(names, n, "-ib"));
+    if (sim_count_containing(names, n, "xbus") < 1 || sim_count_containing(names, n, "-rail") != 0)
+        fail_msg("%s: %d X-bus and %d NIC port links, want at least 1 X-bus and no NIC port", cmd,
+                 sim_count_containing(names, n, "xbus"), sim_count_containing(names, n, "-rail"));
 }
 
 static void test_route_leaf_spine_leaf(void **state)
 {
-    static const char *const want[] = {"n0-ib", "r0-uplink", "r1-uplink", "n16-ib"};
-    char names[MAX_LINKS][64], cmd[1024];
+    static const char *const want[] = {"n0-rail0", "r0-uplink", "r1-uplink", "n16-rail0"};
+    char names[SIM_MAX_LINKS][64], cmd[1024];
     int n = route_links("n0-gpu0", "n16-gpu0", names, cmd, sizeof cmd), k = 0;
     for (int i = 0; i < n && k < 4; i++)
         k += !strcmp(names[i], want[k]);
     if (k != 4)
-        fail_msg("%s: links do not cross n0-ib, r0-uplink, r1-uplink, n16-ib in that order (%s not found)", cmd,
+        fail_msg("%s: links do not cross n0-rail0, r0-uplink, r1-uplink, n16-rail0 in that order (%s not found)", cmd,
                  want[k]);
 }
 
@@ -115,6 +87,7 @@ static void check_generated(const char *kind, const char *committed)
 static void test_committed_minsky(void **state) { check_generated("minsky", MINSKY); }
 static void test_committed_dgx1(void **state) { check_generated("dgx1", "platforms/dgx1-p100-32.xml"); }
 static void test_committed_bigbasin(void **state) { check_generated("bigbasin", "platforms/bigbasin-32.xml"); }
+static void test_committed_dgxh100(void **state) { check_generated("dgxh100", "platforms/dgxh100-32.xml"); }
 
 /* ---- bad platforms: one stderr line naming the problem, exit 2, empty stdout ---- */
 
@@ -292,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_route_nvlink),       cmocka_unit_test(test_route_xbus),
         cmocka_unit_test(test_route_leaf_spine_leaf), cmocka_unit_test(test_committed_minsky),
         cmocka_unit_test(test_committed_dgx1),     cmocka_unit_test(test_committed_bigbasin),
+        cmocka_unit_test(test_committed_dgxh100),
         cmocka_unit_test(test_topo_rank_count),    cmocka_unit_test(test_route_unknown_host),
         cmocka_unit_test(test_breakdown),          cmocka_unit_test(test_trace),
     };
