@@ -1,0 +1,160 @@
+/*
+ * bench_paths.c - the targets of multi-path rings (per-ring embeddings, rails, chunks pipelined
+ * through the dimensions), measured by `mring tune` on the simulator and printed beside each
+ * target with their ratio.  A benchmark: it prints, it asserts nothing; it exits 1 only when an
+ * mring run fails.  Every figure is a simulated time (deterministic), so one run is the figure.
+ *
+ * A: minsky-64 (one EDR port per node), 1 KB..1 GB, factor 4: the tuned configuration of every
+ *    size, whether it is from the multiring family (the multiring generator, any dim-algo, chunks
+ *    or embedding) and faster than the flat ring; from 256 MB its busbw against the bound one EDR
+ *    port per node sets: a node must send 2 S (N-1)/N bytes through it (N nodes, S bytes per
+ *    rank), so busbw <= B (P-1)/P x N/(N-1), B = 12.5 GB/s (P = 256, N = 64: 12.65 GB/s).
+ * B: DGX-1, 4 nodes, 4 EDR ports each (`mring platform dgx1 --nodes 4 --racks 1`), 512 MB: the
+ *    tuned busbw against 4 x 12.5 GB/s x (P-1)/P x N/(N-1) (P = 32, N = 4: 64.6 GB/s).
+ * C: one DGX-1 node (8 P100 on the hybrid cube-mesh), 512 MB: the tuned busbw, out of place and
+ *    in place, against the NVLink bound: every GPU has 4 NVLinks of 18 GB/s per direction in the
+ *    platform, and an allreduce sends 2 S (P-1)/P bytes from every GPU, so busbw <= 4 x 18 = 72 GB/s.
+ * The emulated testbed's sign agreement is validation/run's (it needs root and takes minutes).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char bin[PATH_MAX + 16], root[PATH_MAX];
+static int failures;
+
+/* The build's mring (<build>/tests/.. /bin/mring) and the repository root (holding platforms/). */
+static int locate(void)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = '\0';
+    *strrchr(self, '/') = '\0'; /* <build>/tests */
+    *strrchr(self, '/') = '\0'; /* <build> */
+    snprintf(bin, sizeof bin, "%s/bin/mring", self);
+    snprintf(root, sizeof root, "%s", self);
+    for (char *slash; (slash = strrchr(root, '/'));) {
+        char probe[PATH_MAX + 32];
+        *slash = '\0';
+        snprintf(probe, sizeof probe, "%s/platforms/minsky-64.xml", root);
+        if (access(probe, R_OK) == 0)
+            return access(bin, X_OK);
+    }
+    return -1;
+}
+
+/* One row of `mring tune`'s table. */
+typedef struct row {
+    long long size;
+    char config[1024];
+    double time_us, busbw, vs_ring;
+} row_t;
+
+/* Run `mring tune ARGS` (in the root) and read its rows; returns how many, -1 when it failed. */
+static int tune(const char *args, row_t *rows, int max)
+{
+    char cmd[3 * PATH_MAX], line[8192];
+    int n = 0;
+    snprintf(cmd, sizeof cmd, "cd '%s' && timeout 1800 '%s' tune %s 2>&1", root, bin, args);
+    printf("$ mring tune %s\n", args);
+    fflush(stdout);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    while (fgets(line, sizeof line, p)) {
+        row_t r;
+        char *cfg = strstr(line, "--algo"), *end;
+        if (line[0] == '#' || !cfg || n == max || sscanf(line, "%lld", &r.size) != 1)
+            continue;
+        end = strstr(cfg, "  "); /* the configuration ends at the column gap */
+        if (!end || sscanf(end, "%lf %lf %lfx", &r.time_us, &r.busbw, &r.vs_ring) != 3)
+            continue;
+        snprintf(r.config, sizeof r.config, "%.*s", (int)(end - cfg), cfg);
+        rows[n++] = r;
+    }
+    if (pclose(p) != 0) {
+        printf("  FAILED: mring tune %s\n", args);
+        failures++;
+        return -1;
+    }
+    return n;
+}
+
+static void target(const char *what, double measured, double goal)
+{
+    printf("  %-62s target %8.3f  measured %8.3f  ratio %.3f  %s\n", what, goal, measured, measured / goal,
+           measured >= goal ? "met" : "MISSED");
+}
+
+static void section_minsky(void)
+{
+    row_t rows[32];
+    int n = tune("--platform platforms/minsky-64.xml -b 1K -e 1G -f 4", rows, 32), family = 0, faster = 0;
+    double bound = 12.5 * 255.0 / 256.0 * 64.0 / 63.0, worst = 1e300;
+    printf("A. minsky-64: the tuned configuration per size (bound from 256 MB: %.3f GB/s busbw)\n", bound);
+    for (int i = 0; i < n; i++) {
+        int mr = !strncmp(rows[i].config, "--algo multiring", 16);
+        family += mr;
+        faster += rows[i].vs_ring > 1.0;
+        printf("  %11lld  %-70s  %9.2f us  %6.2f GB/s  %5.2fx ring%s\n", rows[i].size, rows[i].config,
+               rows[i].time_us, rows[i].busbw, rows[i].vs_ring, mr ? "" : "  (not multiring)");
+        if (rows[i].size >= 256LL << 20 && rows[i].busbw / bound < worst)
+            worst = rows[i].busbw / bound;
+    }
+    if (n > 0) {
+        target("sizes whose pick is from the multiring family (of all sizes)", family, n);
+        target("sizes whose pick is faster than the flat ring (of all sizes)", faster, n);
+        target("from 256 MB: busbw / one-EDR-port bound (the worst size)", worst, 0.95);
+    }
+}
+
+static void section_platform(const char *name, const char *gen, double bound, const char *what)
+{
+    char plat[PATH_MAX + 64], cmd[4 * PATH_MAX], args[PATH_MAX + 128];
+    row_t rows[4];
+    snprintf(plat, sizeof plat, "/tmp/mring-bench-%s-%d.xml", name, (int)getpid());
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' platform %s -o '%s'", root, bin, gen, plat);
+    if (system(cmd) != 0) {
+        printf("  FAILED: %s\n", cmd);
+        failures++;
+        return;
+    }
+    snprintf(args, sizeof args, "--platform %s -b 512M -e 512M", plat);
+    if (tune(args, rows, 4) == 1) {
+        printf("  512 MB: %s  %.2f us  %.2f GB/s busbw (bound %.2f GB/s)\n", rows[0].config, rows[0].time_us,
+               rows[0].busbw, bound);
+        target(what, rows[0].busbw / bound, 0.90);
+        /* the same configuration in place (no copy of the input into the output first) */
+        static char sim[8 * PATH_MAX];
+        snprintf(sim, sizeof sim, "cd '%s' && '%s' simulate --platform '%s' %s --inplace -b 512M -e 512M --format csv "
+                 "| tail -1 | cut -d, -f12", root, bin, plat, rows[0].config);
+        FILE *p = popen(sim, "r");
+        double inplace = 0;
+        if (p && fscanf(p, "%lf", &inplace) == 1)
+            printf("  in place: %.2f GB/s busbw, %.3f of the bound\n", inplace, inplace / bound);
+        if (p)
+            pclose(p);
+    }
+    unlink(plat);
+}
+
+int main(void)
+{
+    if (locate()) {
+        fprintf(stderr, "bench_paths: cannot find build/bin/mring and the repository root\n");
+        return 1;
+    }
+    printf("bench_paths: targets of multi-path rings (simulated times; deterministic, one run each)\n\n");
+    section_minsky();
+    printf("\nB. DGX-1, 4 nodes, 4 EDR rails each\n");
+    section_platform("dgx1-4", "dgx1 --nodes 4 --racks 1", 4 * 12.5 * 31.0 / 32.0 * 4.0 / 3.0,
+                     "512 MB: busbw / 4-EDR-ports bound");
+    printf("\nC. one DGX-1 node (hybrid cube-mesh NVLink)\n");
+    section_platform("dgx1-1", "dgx1 --nodes 1 --racks 1", 4 * 18.0, "512 MB: busbw / NVLink bound (out of place)");
+    printf("\nD. emulated testbed: overlapping multiring against plain, measured: run validation/run (root)\n");
+    return failures ? 1 : 0;
+}
