@@ -15,9 +15,9 @@ static const char minsky_source[] =
     " (2 links measured at 36.39 GB/s [DELL]; wiring [RB5405, ANAND]); X-bus 38.4 GB/s [RB5102];\n"
     " one EDR InfiniBand port of 12.5 GB/s per direction [CX4] behind PCIe Gen3 x16, 15.75 GB/s [GEARS];\n"
     " 4 racks of 16 nodes as DDL's 4x16x4 example [DDLREADME]; switch tiers and over-subscription are\n"
-    " unknown [platform-numbers 1.5]: a leaf per rack and spine uplinks of 1:1 by default.\n"
+    " not published: a leaf per rack and spine uplinks of 1:1 by default (an assumption).\n"
     " Latencies: 0.5 us per NVLink/X-bus/PCIe hop (NCCL LL per-hop figure [NCCLTOPO]), 0.5 us per side of\n"
-    " an IB link (~1 us MPI latency [platform-numbers 4.3]).  GPU speed: P100 HBM2 732 GB/s / 3 bytes moved\n"
+    " an IB link (~1 us MPI latency; an assumption).  GPU speed: P100 HBM2 732 GB/s / 3 bytes moved\n"
     " per byte reduced = 244 GB/s of reduced output [P100WP]. ";
 static const char dgx1_source[] =
     " NVIDIA DGX-1 (P100): 8 P100 SXM2 in a hybrid cube-mesh, every edge one NVLink 1.0 of 18 GB/s effective\n"
@@ -42,7 +42,7 @@ static const char bigbasin_source[] =
     " Facebook Big Basin as in Goyal et al., arXiv 1706.02677: 8 P100 with NVLink per server (modelled as\n"
     " the DGX-1 cube-mesh), one 50 Gbit Ethernet NIC (6.25 GB/s) per server, Wedge100 switches [GOYAL];\n"
     " 32 servers = 256 GPUs.  The 5 us per side of the Ethernet link is an assumption (Gloo over TCP:\n"
-    " tens of us [platform-numbers 5], unverified). ";
+    " tens of us, unverified). ";
 static const char cluster_source[] =
     " A generic cluster: G GPUs per node on a crossbar (one link per GPU), NICs behind one PCIe link. ";
 

@@ -27,7 +27,8 @@ static void help(void)
            "  --trace FILE      write a Chrome/Perfetto trace-event JSON of the last size: one process per\n"
            "                    rank, one thread per ring (open it in ui.perfetto.dev or chrome://tracing)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable); the defaults are network/model:CM02 and\n"
-           "                    network/crosstraffic:0 (DESIGN.md section 4)\n",
+           "                    network/crosstraffic:0, the alpha-beta model (LV08 would scale latency by\n"
+           "                    13.01 and bandwidth by 0.97)\n",
            cli_conf_help());
 }
 

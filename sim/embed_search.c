@@ -202,26 +202,50 @@ static void greedy(group_t *g, int *cyc, int both)
     free(used);
 }
 
-/* Append dimension i's cycles ("a.b.c/d.e.f") to text. */
+/* Whether cycle a (starting at member 0) is cycle b, either way round. */
+static int same_cycle(const int *a, const int *b, int d)
+{
+    int fwd = 1, back = 1;
+    for (int x = 0; x < d; x++) {
+        fwd &= a[x] == b[x];
+        back &= a[x] == b[(d - x) % d];
+    }
+    return fwd || back;
+}
+
+/* Append dimension i's cycles ("a.b.c/d.e.f") to text; a cycle found again ends the list (no use running
+ * two rings' pairs on the same links), and a dimension whose only cycle is the coordinate order is "-". */
 static int search_dim(const mring_platform_t *pf, const mring_topo_t *grid, int i, int ncycles, int both, char *text,
                       size_t len)
 {
     group_t g = {0};
     int d = grid->dims[i], rc = -1;
-    int *cyc = malloc((size_t)d * sizeof *cyc), *best = malloc((size_t)d * sizeof *best),
-        *used = calloc((size_t)d, sizeof *used);
+    int *cyc = malloc((size_t)d * sizeof *cyc), *best = malloc((size_t)d * (size_t)ncycles * sizeof *best),
+        *used = calloc((size_t)d, sizeof *used), found = 0;
     if (cyc && best && used && group_init(&g, pf, grid, i) == 0) {
         for (int k = 0; k < ncycles; k++) {
+            int *b = best + (size_t)k * (size_t)d, again = 0;
             double bcost = 1e300, blat = 1e300;
             cyc[0] = 0;
             if (d <= EXHAUSTIVE_MAX)
-                exhaustive(&g, cyc, 1, used, both, best, &bcost, &blat);
+                exhaustive(&g, cyc, 1, used, both, b, &bcost, &blat);
             else
-                greedy(&g, best, both);
-            cycle_add(&g, best, both);
-            for (int x = 0; x < d; x++)
-                snprintf(text + strlen(text), len - strlen(text), "%s%d", x ? "." : k ? "/" : "", best[x]);
+                greedy(&g, b, both);
+            for (int j = 0; j < k; j++)
+                again |= same_cycle(b, best + (size_t)j * (size_t)d, d);
+            if (again)
+                break;
+            cycle_add(&g, b, both);
+            found++;
         }
+        int natural = found == 1;
+        for (int x = 0; natural && x < d; x++)
+            natural = best[x] == x;
+        for (int k = 0; k < found && !natural; k++)
+            for (int x = 0; x < d; x++)
+                snprintf(text + strlen(text), len - strlen(text), "%s%d", x ? "." : k ? "/" : "", best[k * d + x]);
+        if (natural)
+            snprintf(text + strlen(text), len - strlen(text), "-");
         rc = 0;
     }
     group_free(&g);

@@ -69,7 +69,7 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
     const char *topo;
     char terr[256];
     int rc, argc = 0;
-    /* DESIGN.md section 4: alpha-beta predictions need CM02 and no cross-traffic (LV08 scales latency by
+    /* alpha-beta predictions need CM02 and no cross-traffic (LV08 scales latency by
      * 13.01 and bandwidth by 0.97; cross-traffic adds 5% reverse load); the user's --cfg come after */
     char **argv = calloc((size_t)ncfgs + 4, sizeof *argv);
     memset(pf, 0, sizeof *pf);

@@ -18,7 +18,7 @@
 #define CSV_HEADER "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps,config"
 
 static const char *const fields[] = {"source", "algo", "topo", "rings", "ranks", "size", "count",
-                                     "type", "redop", "time_us", "algbw_gbps", "busbw_gbps"};
+                                     "type", "redop", "time_us", "algbw_gbps", "busbw_gbps", "config"};
 
 /* run args and require exit 0 with an empty stderr; the caller frees r */
 /* ---- verify: one "ok" line per (algorithm, count), no FAIL ---- */

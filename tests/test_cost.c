@@ -1,6 +1,6 @@
 /*
  * test_cost.c - the alpha-beta-gamma model: closed forms against the schedule walker, against
- * hand-computed formulas (algorithm-notes.md 2.1-2.7), link sharing and pipelining.
+ * hand-computed formulas (Thakur et al. 2005; Patarasuk and Yuan 2009; Cho et al. 2017), link sharing and pipelining.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -133,7 +133,7 @@ static void hier_leader_halving(void **state)
     assert_close(ring - halving, 52 * 10e-6, 0.02, "ring minus halving among 32 leaders");
 }
 
-/* algorithm-notes.md 2.6: sum_i (d_i - 1)(2 alpha_i + 2 (n / D_i) beta_i m_i + (n / D_i) gamma) + copy */
+/* multiring (Cho et al. 2017): sum_i (d_i - 1)(2 alpha_i + 2 (n / D_i) beta_i m_i + (n / D_i) gamma) + copy */
 static void multiring_formula(void **state)
 {
     mring_config_t c = config("4x16x4", MRING_ALGO_MULTIRING, 1);

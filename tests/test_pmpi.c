@@ -98,11 +98,21 @@ static void tuning_dim_algo(void **state)
     unlink(path);
 }
 
+/* MRING_EMBED and MRING_CHUNKS are read like --embed and --chunks. */
+static void embed_chunks(void **state)
+{
+    (void)state;
+    run_app("MRING_TOPO=2 MRING_ALGO=ring MRING_RINGS=4 MRING_EMBED=1.0",
+            "mring-pmpi:   10001 calls with --algo ring --topo 2 --rings 4 --embed 1.0\n");
+    run_app("MRING_TOPO=2 MRING_CHUNKS=3", "mring-pmpi:   10001 calls with --algo multiring --topo 2 --rings 1 --chunks 3\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(routed), cmocka_unit_test(ring_algorithm),
                                        cmocka_unit_test(topology_mismatch_falls_through),
                                        cmocka_unit_test(communicator_reuse), cmocka_unit_test(bad_setting_is_reported),
-                                       cmocka_unit_test(dim_algo), cmocka_unit_test(tuning_dim_algo)};
+                                       cmocka_unit_test(dim_algo), cmocka_unit_test(tuning_dim_algo),
+                                       cmocka_unit_test(embed_chunks)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

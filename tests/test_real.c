@@ -184,7 +184,7 @@ static double csv_num(const char *line, int col)
 static void test_bench_csv(void **state)
 {
     const char *args[] = {"-b", "8", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", "--format", "csv", NULL};
-    const char *tail = ",inplace,wrong,time_min_us,time_max_us\n";
+    const char *tail = ",inplace,wrong,time_min_us,time_max_us,config\n";
     struct cli_result r;
     int rows = 0;
     mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
@@ -286,10 +286,35 @@ static void test_bench_tuning_dim_algo(void **state)
     cli_free(&r);
 }
 
+/* --embed and --chunks: rings on two cycles of 4 ranks (rank order and 0-2-1-3), every result checked;
+ * the CSV's config column names the whole configuration. */
+static void test_bench_embed_chunks(void **state)
+{
+    const char *args[] = {"-b", "8", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", "--topo", "4", "--algo", "ring",
+                          "--rings", "4", "--embed", "0.1.2.3/0.2.1.3", "--format", "csv", NULL};
+    const char *mr[] = {"-b", "8", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", "--topo", "2x2", "--rings", "2",
+                        "--chunks", "3", NULL};
+    struct cli_result r;
+    (void)state;
+    mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
+    want_exit0(&r);
+    if (!strstr(r.out, ",--algo ring --topo 4 --rings 4 --embed 0.1.2.3/0.2.1.3\n") || strstr(r.out, ",1,0,") == NULL)
+        fail_msg("%s: want rows naming the embedding and in-place rows with 0 wrong; got:\n%s", r.cmd, r.out);
+    for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        long long wrong = -1;
+        int inplace;
+        if (!strncmp(l, "real,", 5) && (sscanf(strstr(l, ",float32,") + 9, "%*[^,],%*[^,],%*[^,],%*[^,],%d,%lld",
+                                               &inplace, &wrong) != 2 || wrong != 0))
+            fail_msg("%s: a row with %lld wrong: %s", r.cmd, wrong, l);
+    }
+    cli_free(&r);
+    bench_table_ok(mr, 5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bench_tuning_dim_algo),
+        cmocka_unit_test(test_bench_tuning_dim_algo), cmocka_unit_test(test_bench_embed_chunks),
         cmocka_unit_test(test_bench_bad_topo), cmocka_unit_test(test_bench_bad_type),
         cmocka_unit_test(test_bench_table),    cmocka_unit_test(test_bench_csv),
         cmocka_unit_test(test_bench_mpi),      cmocka_unit_test(test_bench_avg_float16),

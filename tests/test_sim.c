@@ -62,7 +62,7 @@ static int csv_split(char *line, char **f, int max)
 static void sweep_run(const char *const *args, struct sweep *s)
 {
     struct cli_result r = {0};
-    char *f[13];
+    char *f[14];
     cli_run_ok(args, &r);
     snprintf(s->key, sizeof s->key, "%s", r.cmd);
     s->n = 0;
@@ -70,8 +70,9 @@ static void sweep_run(const char *const *args, struct sweep *s)
     if (!l || strcmp(l, CSV_HEADER) != 0)
         fail_msg("%s: first line '%s', want the csv header", r.cmd, l ? l : "");
     while ((l = strtok_r(NULL, "\n", &save)) != NULL) {
-        if (s->n == MAX_ROWS || csv_split(l, f, 13) != 12)
-            fail_msg("%s: row %d is not one of at most %d rows of 12 fields", r.cmd, s->n, MAX_ROWS);
+        if (s->n == MAX_ROWS || csv_split(l, f, 14) != 13 || strncmp(f[12], "--algo ", 7))
+            fail_msg("%s: row %d is not one of at most %d rows of 13 fields (the last the configuration)", r.cmd,
+                     s->n, MAX_ROWS);
         s->rows[s->n++] = (struct row){strtoull(f[5], NULL, 10), strtod(f[9], NULL), strtod(f[11], NULL)};
     }
     cli_free(&r);

@@ -3,7 +3,7 @@
  * dimension-1 group (a node) along a chain to its leader (coordinate 0), ring
  * allreduce among the P/d1 leaders, and broadcast back along the chain
  * (the scheme of Goyal et al., arXiv 1706.02677, 2017, and Jia et al.,
- * arXiv 1807.11205, 2018; algorithm-notes.md section 2.7).  With --segment the
+ * arXiv 1807.11205, 2018).  With --segment the
  * chains pipeline.  Stream j's leader ring runs forward for even j and backward
  * for odd j.  `--dim-algo ring,rabenseifner` (or just `rabenseifner`) runs the
  * leaders' allreduce as recursive halving + doubling instead of a ring: Facebook's
@@ -120,7 +120,7 @@ static int generate(const mring_config_t *c, mring_call_t k, int rank, mring_ran
 /* Closed form: copy + (d1 - 1) chain hops of (message + reduction) + the
  * leaders' ring, 2 (m - 1) steps of blocks ceil(L/m) (or halving + doubling,
  * 2 lg m steps of m / 2^(k+1) blocks) + (d1 - 1) broadcast hops
- * (algorithm-notes.md 2.7), L = ceil(count / S), m = P / d1. */
+ * (Goyal et al. section 4.1), L = ceil(count / S), m = P / d1. */
 static int lg(int m)
 {
     int k = 0;

@@ -145,7 +145,9 @@ static int by_key(const void *a, const void *b)
  * issues a stream's ops in order and an op waits for earlier conflicting ones, so a stage waiting
  * for data would hold back a whole stage queued behind it: the ops of a wave's stages are merged
  * step by step in proportion instead (an op of step k of a stage of n steps at wave + k/n, ties in
- * the order of emission), each stage advancing at the pace of the slowest one of its wave.  The
+ * the order of emission), each stage advancing at the pace of the slowest one of its wave; a
+ * REDUCE, which waits for its step's data to arrive, goes one step later (wave + (k+1)/n), so the
+ * other stages' next steps are issued before it and do not wait with it.  The
  * merged order depends on step labels only, never on how many ops a rank has (blocks can be empty),
  * so every rank merges alike: two ranks that wait for each other never hold their ops in
  * opposite orders (a rank-dependent order deadlocks; the verifier proves this one).  Every stage is first emitted alone into `tmp` (the same stream
@@ -182,7 +184,9 @@ static void chunked(mring_builder_t *b, const mr_t *m, int64_t off, int64_t len,
                 for (nsteps = 0; (1 << nsteps) < d; nsteps++)
                     ;
             for (int64_t j = 0; j < ts->nops; j++, n++)
-                all[n] = (keyed_t){c + s + (double)ts->ops[j].step / (nsteps > 0 ? nsteps : 1), n, ts->ops[j]};
+                all[n] = (keyed_t){c + s + (double)(ts->ops[j].step + (ts->ops[j].kind == MRING_OP_REDUCE)) /
+                                               (nsteps > 0 ? nsteps : 1),
+                                   n, ts->ops[j]};
         }
     }
     if (!b->err) {

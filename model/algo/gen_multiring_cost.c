@@ -47,7 +47,7 @@ static double stage_time(const mring_flows_t *f, double *before)
 }
 
 /*
- * Closed form (cost.h, algorithm-notes.md 2.6): every dimension's ring costs (d_i - 1) steps of
+ * Closed form (cost.h; Cho et al., arXiv 1708.02188): every dimension's ring costs (d_i - 1) steps of
  * (message of one block + its reduction) in the reduce-scatter and (d_i - 1) steps of one block in
  * the allgather, blocks of ceil(L_{i-1} / d_i) elements, L_0 = ceil(count / S); a dimension run by
  * recursive halving costs lg d_i steps of d_i / 2^(k+1) blocks each way.  With C chunks (L_0 =

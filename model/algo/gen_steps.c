@@ -170,7 +170,7 @@ int64_t mring_emit_ring(mring_builder_t *b, const int *members, int d, int c, in
         return 0;
     }
     /* reduce-scatter step s: send B[c - dir(s+1)], receive B[c - dir(s+2)];
-     * allgather step s: send B[c - dir s], receive B[c - dir(s+1)] (algorithm-notes.md 1.2). */
+     * allgather step s: send B[c - dir s], receive B[c - dir(s+1)] (Patarasuk and Yuan, JPDC 69(2), 2009). */
     for (int s = 0; s < d - 1; s++) {
         int sx = reduce ? s + 1 : s, rx = sx + 1;
         int xs = (int)(((c - (int64_t)dir * sx) % d + d) % d), xr = (int)(((c - (int64_t)dir * rx) % d + d) % d);

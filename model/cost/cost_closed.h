@@ -5,7 +5,7 @@
  *   T = T_copy + max over streams j of  sum over steps s of  times_s * max over ranks r of
  *       ( alpha_ld + m * bytes / bw_ld  +  m_g * red / gamma_bw )
  * with ld the link dimension of rank r's flow and m, m_g the sharing counts of
- * cost.h; e.g. for multiring this is section 2.6 of algorithm-notes.md,
+ * cost.h; e.g. for multiring (Cho et al., arXiv 1708.02188) this is
  * sum_i (d_i - 1) * (2 alpha_i + 2 m b_i / bw_i + m_g b_i / gamma_bw).
  */
 #ifndef MRING_COST_CLOSED_H
