@@ -165,26 +165,31 @@ static void chunked(mring_builder_t *b, const mr_t *m, int64_t off, int64_t len,
         return;
     }
     for (int c = 0; c < chunks && !b->err; c++) {
-        plan_stages(m, b->stream, off + mring_split_off(len, chunks, c), mring_split_len(len, chunks, c), &st[c]);
-        for (int s = 0; s < st[c].n && !b->err; s++) {
+        int64_t coff = off + mring_split_off(len, chunks, c), clen = mring_split_len(len, chunks, c);
+        plan_stages(m, b->stream, coff, clen, &st[c]);
+        for (int s = -1; s < st[c].n && !b->err; s++) { /* s = -1: the chunk's IN -> OUT copy, in its first wave */
             mring_builder_t tb = *b;
             mring_stream_t *ts = &tmp.streams[b->stream];
             tb.rs = &tmp;
-            tb.scratch_base = b->scratch_base + slot_off[st[c].dim[s]];
+            tb.scratch_base = b->scratch_base + (s >= 0 ? slot_off[st[c].dim[s]] : 0);
             ts->nops = 0;
-            stage(&tb, m, st[c].dim[s], st[c].reduce[s], st[c].off[s], st[c].len[s]);
+            if (s < 0)
+                mring_emit_prologue(&tb, coff, clen);
+            else
+                stage(&tb, m, st[c].dim[s], st[c].reduce[s], st[c].off[s], st[c].len[s]);
             keyed_t *v = n + ts->nops > cap ? realloc(all, (size_t)(cap = 2 * (n + ts->nops)) * sizeof *all) : all;
             if (tb.err || (!v && cap > 0)) {
                 b->err = 1;
                 break;
             }
             all = v;
-            int d = m->grid->dims[st[c].dim[s]], nsteps = d - 1;
-            if (dim_algo(m, st[c].dim[s]) == MRING_DIM_RABENSEIFNER) /* halving: lg d steps */
+            int d = s >= 0 ? m->grid->dims[st[c].dim[s]] : 2, nsteps = d - 1;
+            if (s >= 0 && dim_algo(m, st[c].dim[s]) == MRING_DIM_RABENSEIFNER) /* halving: lg d steps */
                 for (nsteps = 0; (1 << nsteps) < d; nsteps++)
                     ;
             for (int64_t j = 0; j < ts->nops; j++, n++)
-                all[n] = (keyed_t){c + s + (double)(ts->ops[j].step + (ts->ops[j].kind == MRING_OP_REDUCE)) /
+                all[n] = (keyed_t){c + (s > 0 ? s : 0) +
+                                       (double)(ts->ops[j].step + (ts->ops[j].kind == MRING_OP_REDUCE)) /
                                                (nsteps > 0 ? nsteps : 1),
                                    n, ts->ops[j]};
         }
@@ -206,11 +211,11 @@ static void stream_schedule(mring_builder_t *b, const mr_t *m, int64_t off, int6
                             const int64_t *slot_off)
 {
     stages_t st;
-    mring_emit_prologue(b, off, len);
-    if (chunks > 1) {
+    if (chunks > 1) { /* each chunk's copy goes with its first wave */
         chunked(b, m, off, len, chunks, slot_off);
         return;
     }
+    mring_emit_prologue(b, off, len);
     plan_stages(m, b->stream, off, len, &st);
     for (int s = 0; s < st.n; s++)
         stage(b, m, st.dim[s], st.reduce[s], st.off[s], st.len[s]);
@@ -271,7 +276,7 @@ static int check(const mring_config_t *c, char *err, size_t errlen)
 }
 
 /* The tuner's candidates on a grid of two or more dimensions (on one it is the flat ring): 1, 2, 4, 8
- * rings in every dimension, 2, 4, 8 in the first only, 1 and 2 rings with 4 and 16 chunks, and
+ * rings in every dimension, 2, 4, 8 in the first only, 1, 2 and 4 rings with 4, 8, 16 and 32 chunks, and
  * recursive halving in every dimension of a power-of-two grid. */
 static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *s)
 {
@@ -290,8 +295,8 @@ static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *
         if (s->add(s, &c))
             return -1;
     }
-    for (int r = 1; r <= 2; r++) /* chunks pipelined through the dimensions */
-        for (int ch = 4; ch <= 16; ch *= 4) {
+    for (int r = 1; r <= 4; r *= 2) /* chunks pipelined through the dimensions */
+        for (int ch = 4; ch <= 32; ch *= 2) {
             for (int i = 0; i < topo->ndims; i++)
                 c.rings[i] = r;
             c.chunks = ch;
