@@ -6,11 +6,12 @@
  * 2x2x16x4, 4x4x4x4, 256, ...), every algorithm's own offer from its registry entry (algo.h:
  * multiring's rings per dimension and recursive halving, ring's and hier's rings on the natural
  * grid; an algorithm that offers nothing gets 1 ring on the natural grid).  Every candidate is
- * ranked by the closed-form model with links taken from the platform's routes; the best few and the
- * best two and the baselines (flat ring, rabenseifner, multiring on the natural grid with one ring)
- * are then simulated, with the best of each
- * algorithm up to 4 MiB or when a plot needs it, and 1 MiB pipelining for a multi-dimensional leader; the
- * fastest simulated configuration wins.
+ * ranked by the closed-form model with links taken from the platform's routes; the best two and the
+ * baselines (flat ring, rabenseifner, multiring on the natural grid with one ring) are then simulated,
+ * with the best of each algorithm up to 4 MiB or when a plot needs it; the two fastest, when
+ * multi-dimensional, are simulated again with 1 MiB pipelining, and with 4 chunks besides where they
+ * take chunks; the fastest simulated configuration wins.  Where a dimension has three or more rings,
+ * dimension, the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
  */
 #ifndef MRING_TUNE_H
 #define MRING_TUNE_H
