@@ -11,7 +11,7 @@
  * with the best of each algorithm up to 4 MiB or when a plot needs it; the two fastest, when
  * multi-dimensional, are simulated again with 1 MiB pipelining, and with 4 chunks besides where they
  * take chunks; the fastest simulated configuration wins.  Where a dimension has three or more rings,
- * dimension, the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
+ * the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
  */
 #ifndef MRING_TUNE_H
 #define MRING_TUNE_H
