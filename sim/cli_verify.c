@@ -17,7 +17,8 @@ static void help(void)
            "same order (bitwise identical results); streams of a rank never race.  Prints traffic per rank\n"
            "and per dimension (the most any rank sends: in all, and on each dimension's links).\n"
            "Exit status 0 if all hold, 1 if any fails (named).\n\n%s"
-           "  --algo all        every algorithm (those that run one stream get --rings 1)\n"
+           "  --algo all        every algorithm (those that refuse the configuration get --rings 1, no --embed\n"
+           "                    and no --chunks)\n"
            "  --count LIST      elements per rank, comma-separated (required)\n",
            cli_conf_help());
 }
@@ -113,13 +114,15 @@ int cmd_verify(int argc, char **argv)
                 cli_usage_error(cmd, "%s", err);
             for (int i = 0; i < c.topo.ndims; i++)
                 c.rings[i] = 1;
+            c.embed = NULL; /* the algorithm's own orders, whole stages */
+            c.chunks = 1;
             forced = 1;
             cli_conf_check(cmd, &c, mring_dtype_size(dtype));
         }
         if (a == 0 || !all)
             printf("# mring verify: topology %s (%d ranks), %s (%zu bytes per element)%s\n",
                    mring_topo_format(&c.topo, topo, sizeof topo), c.topo.nranks, mring_dtype_name(dtype), mring_dtype_size(dtype),
-                   all ? "; * = verified with --rings 1" : "");
+                   all ? "; * = verified with --rings 1, no --embed, no --chunks" : "");
         for (int i = 0; i < ncounts; i++) {
             failures += verify_one(cmd, &c, (mring_call_t){counts[i], mring_dtype_size(dtype)}, forced);
             fflush(stdout);
