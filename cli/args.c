@@ -173,6 +173,15 @@ void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *a
         cli_usage_error(cmd, "--type '%s' is unknown; expected one of %s", cc->type_s, mring_dtype_list());
 }
 
+void cli_title_config(char *title, size_t len, const mring_config_t *c)
+{
+    size_t used = strlen(title);
+    if ((c->chunks > 1 || c->embed) && used + 2 < len) {
+        snprintf(title + used, len - used, "; ");
+        mring_config_describe(c, title + used + 2, len - used - 2);
+    }
+}
+
 void cli_conf_check(const char *cmd, const mring_config_t *c, size_t elsize)
 {
     char err[256];

@@ -58,6 +58,10 @@ const char *cli_conf_help(void);
 void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *all, mring_config_t *c,
                     mring_dtype_t *dtype);
 
+/* Append "; <the whole configuration as flags>" to a report's title (len bytes) when c has chunks or an
+ * embedding, which the title's other words do not say. */
+void cli_title_config(char *title, size_t len, const mring_config_t *c);
+
 /* Check c and a call of elements of elsize bytes on it; exit 2 naming the bad value if the algorithm refuses it. */
 void cli_conf_check(const char *cmd, const mring_config_t *c, size_t elsize);
 

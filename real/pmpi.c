@@ -137,6 +137,10 @@ static int configure(int P, int64_t bytes, mring_config_t *c)
                                getenv("MRING_DIM_ALGO"), getenv("MRING_SEGMENT"), getenv("MRING_CHUNKS"),
                                getenv("MRING_EMBED")};
     mring_topo_t flat = mring_topo_flat(P);
+    const char **fields[] = {&f.topo, &f.algo, &f.rings, &f.dim_algo, &f.segment, &f.chunks, &f.embed};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) /* set but empty: as if unset */
+        if (*fields[i] && !**fields[i])
+            *fields[i] = NULL;
     if (mring_config_parse(&f, MRING_FIELDS_ENV, &flat, c, err, sizeof err)) {
         warn_once(err);
         return -1;

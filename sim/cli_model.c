@@ -93,7 +93,7 @@ int cmd_model(int argc, char **argv)
     mring_cost_params_t p = {0};
     int opt, inplace = 0, walk, nsizes;
     int64_t sizes[4096];
-    char err[256], topo[128], rings[128], title[1024], links[512];
+    char err[256], topo[128], rings[128], title[16384], links[512];
     while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:h", opts)) != -1) {
         if (cli_conf_opt(&cc, opt, optarg) || cli_sweep_opt(cmd, &sweep, opt, optarg))
             continue;
@@ -142,6 +142,7 @@ int cmd_model(int argc, char **argv)
              topo, c.topo.nranks, rings, mring_links_format(&p, links, sizeof links), platform ? " from " : "",
              platform ? platform : "", walk ? "schedule walk" : "closed form",
              inplace ? "in place" : "out of place", c.segment ? ", pipelined" : "");
+    cli_title_config(title, sizeof title, &c);
     mring_report_t *rep = mring_report_open(stdout, fmt, 0, title);
     if (!rep)
         cli_fail(cmd, "out of memory");

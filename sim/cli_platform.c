@@ -4,10 +4,12 @@
 #include "platgen.h"
 #include "units.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void help(void)
 {
@@ -154,6 +156,13 @@ int cmd_platform(int argc, char **argv)
                         out);
     if (mring_platgen_check(&g, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", out);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    if (access(slash ? dir : ".", W_OK)) /* before libxml2 opens it (and prints its own lines) */
+        cli_usage_error(cmd, "-o '%s': cannot write into '%s' (%s)", out, slash ? dir : ".", strerror(errno));
     if (mring_platgen_write(&g, out, err, sizeof err))
         cli_fail(cmd, "%s", err);
     return 0;

@@ -10,6 +10,7 @@
 static void help(void)
 {
     printf("usage: mring simulate --platform FILE [--topo T] [--algo A] [--rings R] [--segment BYTES]\n"
+           "                      [--dim-algo LIST] [--chunks C] [--embed E]\n"
            "                      [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--type T] [--op OP] [--inplace]\n"
            "                      [--format table|csv|json] [--breakdown] [--trace FILE.json] [--cfg NAME:VALUE]\n\n"
            "Simulate the allreduce on a SimGrid platform: every stream of every rank is an actor on the\n"
@@ -104,7 +105,7 @@ int cmd_simulate(int argc, char **argv)
     mring_config_t c;
     mring_dtype_t dtype;
     int64_t sizes[4096];
-    char err[1024], topo[128], rings[128], title[1024];
+    char err[1024], topo[128], rings[128], title[16384];
     static char embed[65536];
     int rc, nsizes;
     o.sweep = cli_sweep_default();
@@ -121,6 +122,7 @@ int cmd_simulate(int argc, char **argv)
     snprintf(title, sizeof title, "mring simulate: %s on %s (%d ranks), rings %s, platform %s, %s%s",
              mring_algo_name(c.algo), topo, c.topo.nranks, rings, o.platform,
              o.inplace ? "in place" : "out of place", c.segment ? ", pipelined" : "");
+    cli_title_config(title, sizeof title, &c);
     mring_report_t *rep = mring_report_open(stdout, o.fmt, 0, title);
     if (!rep)
         cli_fail(cmd, "out of memory");

@@ -129,12 +129,9 @@ static void section_platform(const char *name, const char *gen, double bound, co
                rows[0].busbw, bound);
         target(what, rows[0].busbw / bound, 0.90);
         /* the same configuration in place (no copy of the input into the output first) */
-        static char sim[8 * PATH_MAX], quoted[4096];
-        quoted[0] = '\0'; /* each word of the configuration in single quotes (an embedding holds ';') */
-        for (char *w = strtok(rows[0].config, " "); w; w = strtok(NULL, " "))
-            snprintf(quoted + strlen(quoted), sizeof quoted - strlen(quoted), " '%s'", w);
-        snprintf(sim, sizeof sim, "cd '%s' && '%s' simulate --platform '%s'%s --inplace -b 512M -e 512M --format csv "
-                 "| tail -1 | cut -d, -f12", root, bin, plat, quoted);
+        static char sim[8 * PATH_MAX]; /* the configuration is shell-safe as mring writes it */
+        snprintf(sim, sizeof sim, "cd '%s' && '%s' simulate --platform '%s' %s --inplace -b 512M -e 512M --format csv "
+                 "| tail -1 | cut -d, -f12", root, bin, plat, rows[0].config);
         FILE *p = popen(sim, "r");
         double inplace = 0;
         if (p && fscanf(p, "%lf", &inplace) == 1)

@@ -46,7 +46,7 @@ static void parse_fields(void **state)
     assert_int_equal(c[0].segment, 1 << 20);
     assert_string_equal(mring_config_describe(&c[0], d, sizeof d),
                         "--algo multiring --topo 4x16x4 --rings 4,2,1 --dim-algo ring,rabenseifner,rabenseifner "
-                        "--segment 1M --chunks 4 --embed 0.1.2.3/0.2.1.3;-;-");
+                        "--segment 1M --chunks 4 --embed '0.1.2.3/0.2.1.3;-;-'");
     assert_ptr_equal(c[0].embed, c[1].embed); /* interned: one embedding, one pointer */
     /* the description is itself a set of fields: parse it back */
     mring_config_fields_t g = {"4x16x4", "multiring", "4,2,1", "ring,rabenseifner,rabenseifner", "1M", "4",
@@ -89,12 +89,12 @@ static void parse_errors(void **state)
         {{.topo = "4x2", .chunks = "0"}, MRING_FIELDS_ENV, "MRING_CHUNKS '0' is not valid; expected an integer 1..64"},
         {{.topo = "4x2", .chunks = "65"}, MRING_FIELDS_JSON, "chunks '65' is not valid"},
         {{.topo = "8", .algo = "rd", .chunks = "2"}, MRING_FIELDS_FLAGS, "--chunks 2: rd has no stages"},
-        {{.topo = "4x2", .embed = "0.1.2.3"}, MRING_FIELDS_FLAGS, "--embed: '0.1.2.3' has 1 parts; the grid has 2"},
+        {{.topo = "4x2", .embed = "0.1.2.3"}, MRING_FIELDS_FLAGS, "--embed: '0.1.2.3' has 1 part(s); the grid has 2"},
         {{.topo = "4x2", .embed = "0.1.2.2;-"}, MRING_FIELDS_ENV, "MRING_EMBED: cycle 1 of dimension 1 ('0.1.2.2')"},
         {{.topo = "4x2", .embed = "0.1.2;-"}, MRING_FIELDS_JSON, "embed: cycle 1 of dimension 1 has 3 coordinates"},
         {{.topo = "4x2", .embed = "auto"}, MRING_FIELDS_FLAGS, "--embed auto searches a platform's routes"},
         {{.topo = "4x2", .algo = "rd", .embed = "1.0.2.3;-"}, MRING_FIELDS_FLAGS, "--embed applies to multiring, ring only"},
-        {{.topo = "8", .algo = "ring", .embed = "0.1.2.3.4.5.6.7;-"}, MRING_FIELDS_FLAGS, "more parts than the grid's 1"},
+        {{.topo = "8", .algo = "ring", .embed = "0.1.2.3.4.5.6.7;-"}, MRING_FIELDS_FLAGS, "more parts than the grid's 1 dimension"},
         {{.topo = "4x2", .dim_algo = "rabenseifner", .embed = "1.0.2.3;-"}, MRING_FIELDS_FLAGS,
          "--embed gives cycles to dimension 1, which runs rabenseifner"},
     };

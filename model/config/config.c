@@ -122,13 +122,15 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
                      "tune, or give the cycles", mring_config_field_name("embed", style, name, sizeof name));
             return -1;
         }
-        if (g->embed == MRING_EMBED_NONE) {
-            snprintf(err, errlen, "%s applies to %s only; %s follows its own orders",
-                     mring_config_field_name("embed", style, name, sizeof name), mring_algo_list_embed(), g->name);
+        if (mring_embed_parse(f->embed, g->embed == MRING_EMBED_FLAT ? &flat : &topo, &c->embed, why, sizeof why) &&
+            g->embed != MRING_EMBED_NONE) {
+            snprintf(err, errlen, "%s: %s", mring_config_field_name("embed", style, name, sizeof name), why);
             return -1;
         }
-        if (mring_embed_parse(f->embed, g->embed == MRING_EMBED_FLAT ? &flat : &topo, &c->embed, why, sizeof why)) {
-            snprintf(err, errlen, "%s: %s", mring_config_field_name("embed", style, name, sizeof name), why);
+        if (g->embed == MRING_EMBED_NONE && (c->embed || strspn(f->embed, "-;") != strlen(f->embed))) {
+            snprintf(err, errlen, "%s applies to %s only; %s follows its own orders",
+                     mring_config_field_name("embed", style, name, sizeof name), mring_algo_list_embed(), g->name);
+            c->embed = NULL;
             return -1;
         }
     }
@@ -330,7 +332,8 @@ char *mring_config_describe(const mring_config_t *c, char *buf, size_t len)
     }
     if (c->chunks > 1 && used < len)
         used += (size_t)snprintf(buf + used, len - used, " --chunks %d", c->chunks);
-    if (c->embed && used < len)
-        snprintf(buf + used, len - used, " --embed %s", mring_embed_text(c->embed));
+    if (c->embed && used < len) /* ';' separates dimensions: quoted, so the description pastes into a shell */
+        snprintf(buf + used, len - used, strchr(mring_embed_text(c->embed), ';') ? " --embed '%s'" : " --embed %s",
+                 mring_embed_text(c->embed));
     return buf;
 }

@@ -131,7 +131,8 @@ static inline const char *mring_dim_algo_name(int a) { return a == MRING_DIM_RAB
 
 /* The one-line flag-style description of c, e.g. "--algo multiring --topo 4x16x4 --rings 2,1,1
  * --dim-algo ring,rabenseifner,rabenseifner --segment 1M" (dim-algo, segment, chunks and embed only
- * where not the default): it can be pasted into `mring simulate`.  Returns buf. */
+ * where not the default; an embedding with ';' in single quotes): it can be pasted into a shell's
+ * `mring simulate`.  Returns buf. */
 char *mring_config_describe(const mring_config_t *c, char *buf, size_t len);
 
 #endif

@@ -60,19 +60,23 @@ static int parse_cycle(const char *p, size_t n, mring_embed_t *e, int i, int k, 
     }
     for (int c = 0; c < d; c++)
         pos[c] = -1;
-    for (const char *q = p, *end = p + n; q < end; x++) {
+    for (const char *q = p, *end = p + n; q <= end; x++) {
         char *stop;
+        size_t digits = strspn(q, "0123456789");
         errno = 0;
-        long v = strtol(q, &stop, 10);
-        if (stop == q || errno || v < 0 || v >= d || pos[v] >= 0 || x >= d || (stop < end && *stop != '.')) {
+        long v = digits ? strtol(q, &stop, 10) : -1;
+        if (!digits || stop != q + digits || errno || v >= d || pos[v] >= 0 || x >= d || (stop < end && *stop != '.')) {
             snprintf(err, errlen, "cycle %d of dimension %d ('%.*s') is not an order of the coordinates 0..%d, "
                      "each once, separated by '.'", k + 1, i + 1, (int)n, p, d - 1);
             return -1;
         }
         ord[x] = (int)v;
         pos[v] = x;
-        q = stop < end ? stop + 1 : end;
+        if (stop >= end)
+            break;
+        q = stop + 1; /* past the '.': a coordinate must follow */
     }
+    x++;
     if (x != d) {
         snprintf(err, errlen, "cycle %d of dimension %d has %d coordinates; the dimension has %d", k + 1,
                  i + 1, x, d);
@@ -123,7 +127,7 @@ int mring_embed_parse(const char *text, const mring_topo_t *grid, const mring_em
     for (const char *p = text;; parts++) {
         size_t len = strcspn(p, ";");
         if (parts == grid->ndims) {
-            snprintf(err, errlen, "'%.60s' has more parts than the grid's %d dimensions", text, grid->ndims);
+            snprintf(err, errlen, "'%.60s' has more parts than the grid's %d dimension(s)", text, grid->ndims);
             embed_free(e);
             return -1;
         }
@@ -137,7 +141,7 @@ int mring_embed_parse(const char *text, const mring_topo_t *grid, const mring_em
         p += len + 1;
     }
     if (parts + 1 != grid->ndims) {
-        snprintf(err, errlen, "'%.60s' has %d parts; the grid has %d dimensions (give '-' for a natural one)",
+        snprintf(err, errlen, "'%.60s' has %d part(s); the grid has %d dimension(s) (give '-' for a natural one)",
                  text, parts + 1, grid->ndims);
         embed_free(e);
         return -1;
