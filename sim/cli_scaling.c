@@ -176,10 +176,6 @@ static void setup(const char *cmd, const mring_platform_t *pf, cli_conf_t *cc, s
 {
     char err[1024], topo[128];
     cli_platform_topo(cmd, pf, cc, topo, sizeof topo);
-    if (cc->embed_s && strcmp(cc->embed_s, "natural"))
-        cli_usage_error(cmd, "--embed '%s': mring scaling runs each GPU count on a sub-grid of the platform, "
-                        "which an embedding of the whole grid does not fit; use mring simulate or tune per count",
-                        cc->embed_s);
     cli_conf_build(cmd, cc, 0, NULL, c, &o->dtype);
     if (o->tuning && !(*tuning = mring_tuning_load(o->tuning, err, sizeof err)))
         cli_usage_error(cmd, "%s", err);
@@ -199,6 +195,10 @@ int cmd_scaling(int argc, char **argv)
     mring_tuning_t *tuning = NULL;
     char err[1024];
     parse(cmd, argc, argv, &cc, &o);
+    if (cc.embed_s && strcmp(cc.embed_s, "natural"))
+        cli_usage_error(cmd, "--embed '%s': mring scaling runs each GPU count on a sub-grid of the platform, "
+                        "which an embedding of the whole grid does not fit; use mring simulate or tune per count",
+                        cc.embed_s);
     int rc = mring_workload_load(o.workload ? o.workload : "resnet50", &w, err, sizeof err);
     if (rc)
         (rc == 2 ? cli_usage_error : cli_fail)(cmd, "%s", err);

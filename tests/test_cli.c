@@ -97,6 +97,16 @@ static const struct bad_case cases[] = {
     {"dim_algo_entries", "ring,ring,ring", {"verify", "--topo", "4x2", "--count", "8", "--dim-algo", "ring,ring,ring"}},
     {"dim_algo_not_multiring", "ring", {"verify", "--topo", "4x2", "--count", "8", "--algo", "ring", "--dim-algo",
                                         "rabenseifner"}},
+    /* chunks and embeddings */
+    {"chunks_zero", "--chunks '0'", {"verify", "--topo", "4x2", "--count", "8", "--chunks", "0"}},
+    {"chunks_not_multiring", "--chunks 2", {"verify", "--topo", "8", "--count", "8", "--algo", "ring", "--chunks", "2"}},
+    {"embed_repeated", "0.1.1.3", {"verify", "--topo", "4x2", "--count", "8", "--embed", "0.1.1.3;-"}},
+    {"embed_trailing_dot", "0.1.2.3.", {"verify", "--topo", "4x2", "--count", "8", "--embed", "0.1.2.3.;-"}},
+    {"embed_parts", "part(s)", {"verify", "--topo", "4x2", "--count", "8", "--embed", "0.1.2.3"}},
+    {"embed_auto_no_platform", "--embed auto", {"model", "--topo", "4x2", "--links", L2, "--embed", "auto"}},
+    {"embed_scaling", "--embed '0.1.2.3;-;-'", {"scaling", "--platform", "platforms/minsky-64.xml", "--embed",
+                                               "0.1.2.3;-;-"}},
+    {"platform_unwritable_dir", "/nonexistent-mring-dir", {"platform", "minsky", "-o", "/nonexistent-mring-dir/x.xml"}},
     /* sweeps */
     {"step_and_factor", "-f", {"model", "--topo", "4x2", "--links", L2, "-f", "2", "-i", "1K"}},
     {"factor_one", "1", {"model", "--topo", "4x2", "--links", L2, "-f", "1"}},
