@@ -93,10 +93,10 @@ static void per_dimension_algorithms(void **state)
     mring_call_t k = {256 * 3 * 64, 4};
     mring_cost_params_t p = links(&c.topo, "1us:36GBps,2us:12.5GBps:4,2us:12.5GBps:4", 240e9);
     (void)state;
-    for (int mask = 0; mask < 8; mask++)
+    for (int mask = 0; mask < 27; mask++) /* ring, rabenseifner or rd in each of 3 dimensions */
         for (int r = 1; r <= 2; r++) {
             for (int i = 0; i < 3; i++) {
-                c.dim_algo[i] = (uint8_t)(mask >> i & 1);
+                c.dim_algo[i] = (uint8_t)(mask / (i == 0 ? 1 : i == 1 ? 3 : 9) % 3);
                 c.rings[i] = r;
             }
             assert_close(mring_cost_closed(&c, k, &p, 0), mring_cost_walk(&c, k, &p, 0), 1e-12, "dim-algo");

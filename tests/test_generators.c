@@ -131,6 +131,7 @@ static void per_dimension_algorithms(void **state)
     } cases[] = {
         {"4x16x4", {1, 1, 1}, 1}, {"4x16x4", {0, 1, 1}, 2}, {"2x8x4", {1, 0, 1}, 3}, {"8", {1}, 2},
         {"2x2x2x2", {1, 0, 1, 0}, 1}, {"4x3", {1, 0}, 2}, {"1x4", {0, 1}, 1},
+        {"4x16x4", {2, 2, 2}, 1}, {"2x8x4", {2, 0, 1}, 3}, {"8", {2}, 2}, {"4x3", {2, 0}, 2},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -47,7 +47,7 @@ static void test_hier_halving(void **state)
 }
 
 /* multiring with its data in 2, 3 and 5 chunks pipelined through the dimensions (--chunks), with
- * rings and recursive halving in every dimension where the grid allows it. */
+ * rings, and recursive halving or doubling in every dimension where the grid allows it. */
 static void run_chunked(spec_t *s)
 {
     mring_config_t c;
@@ -56,12 +56,12 @@ static void run_chunked(spec_t *s)
         return;
     fill_standard(s, c.topo.nranks);
     for (int ch = 2; ch <= 5; ch += ch == 2 ? 1 : 2)
-        for (int h = 0; h < 2; h++) {
+        for (int h = 0; h < 3; h++) { /* ring, halving, doubling in every dimension */
             c.chunks = ch;
             for (int i = 0; i < c.topo.ndims; i++)
-                c.dim_algo[i] = (uint8_t)(h ? MRING_DIM_RABENSEIFNER : MRING_DIM_RING);
+                c.dim_algo[i] = (uint8_t)(h == 2 ? MRING_DIM_RD : h ? MRING_DIM_RABENSEIFNER : MRING_DIM_RING);
             if (h && mring_config_check(&c, err, sizeof err))
-                continue; /* halving needs power-of-two dimensions */
+                continue; /* halving and doubling need power-of-two dimensions */
             if (mring_config_check(&c, err, sizeof err))
                 fail_msg("multiring on %s with %d chunks: %s", s->topo, ch, err);
             run_check(s, &c, -1);

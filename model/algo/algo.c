@@ -119,8 +119,9 @@ char *mring_algo_help(char *buf, size_t len)
         snprintf(text, sizeof text, "  %-13s %s", registry[a]->name, rings_rule_help[registry[a]->rings]);
         used = line(buf, len, used, "", text);
     }
-    used = line(buf, len, used, "--dim-algo LIST", "ring (default) or rabenseifner (recursive halving/doubling), once or");
-    used = line(buf, len, used, "", "per dimension (e.g. ring,rabenseifner,ring); it means, for");
+    used = line(buf, len, used, "--dim-algo LIST", "ring (default), rabenseifner (recursive halving/doubling) or rd");
+    used = line(buf, len, used, "", "(recursive doubling), once or per dimension (e.g. ring,rabenseifner,ring);");
+    used = line(buf, len, used, "", "it means, for");
     for (int a = 0; a < nalgos; a++)
         if (registry[a]->dim_algo_help) {
             snprintf(text, sizeof text, "  %-13s %s", registry[a]->name, registry[a]->dim_algo_help);

@@ -53,6 +53,10 @@ static int check(const mring_config_t *c, char *err, size_t errlen)
         snprintf(err, errlen, "hier reduces inside a node along a chain; --dim-algo for dimension 1 must be ring");
         return -1;
     }
+    if (a == MRING_DIM_RD) {
+        snprintf(err, errlen, "hier runs ring or rabenseifner among the node leaders; --dim-algo rd is for multiring");
+        return -1;
+    }
     if (a == MRING_DIM_RABENSEIFNER && (m & (m - 1))) {
         snprintf(err, errlen, "hier with rabenseifner among the leaders needs a power-of-two number of nodes, "
                  "and %d is not; use ring", m);

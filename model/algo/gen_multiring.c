@@ -19,7 +19,7 @@ int mring_ring_dir(int stream, int rings) { return (stream % rings) % 2 ? -1 : 1
  * one block, the first halving step half the range), and the block it leaves (*blk). */
 static int64_t stage_recv(int d, int algo, int64_t len, int64_t *blk)
 {
-    *blk = mring_ceil_div(len, d);
+    *blk = algo == MRING_DIM_RD ? len : mring_ceil_div(len, d); /* rd keeps the whole range */
     return d == 1 ? 0 : algo == MRING_DIM_RABENSEIFNER ? *blk * (d / 2) : *blk;
 }
 
@@ -79,12 +79,32 @@ static int kept_block(const mr_t *m, int i, int stream)
     return mring_multiring_members(m->grid, m->embed, m->rank, i, stream % m->rings[i], NULL);
 }
 
-/* One dimension's reduce-scatter (reduce != 0) or allgather on OUT[off, +len). */
+/* Recursive doubling of OUT[off, +len) among the group (x this rank's coordinate): lg d exchanges of the
+ * whole range, both partners computing (lower rank's data) op (higher rank's) (Thakur et al. 2005, 4.5). */
+static void doubling(mring_builder_t *b, const mr_t *m, int x, int d, int64_t off, int64_t len, mring_label_t l)
+{
+    mring_xstep_t st[32];
+    int n = 0;
+    for (int mask = 1; mask < d; mask <<= 1, n++) {
+        int peer = m->members[x ^ mask];
+        st[n] = (mring_xstep_t){peer, peer, off, len, off, len, peer < m->rank ? MRING_REDUCE_SRC_FIRST : 0, l};
+        st[n].label.step = (uint16_t)n;
+    }
+    mring_emit_steps(b, st, n, 1, 1);
+}
+
+/* One dimension's reduce-scatter (reduce != 0) or allgather on OUT[off, +len); for rd the reduce-scatter
+ * is the whole allreduce of the range and the allgather is empty. */
 static void stage(mring_builder_t *b, const mr_t *m, int i, int reduce, int64_t off, int64_t len)
 {
     int d = m->grid->dims[i], ring = b->stream % m->rings[i];
     mring_label_t l = {reduce ? MRING_PHASE_RS : MRING_PHASE_AG, (int8_t)i, 0};
     int x = mring_multiring_members(m->grid, m->embed, m->rank, i, ring, m->members);
+    if (dim_algo(m, i) == MRING_DIM_RD) {
+        if (reduce)
+            doubling(b, m, x, d, off, len, l);
+        return;
+    }
     if (dim_algo(m, i) == MRING_DIM_RABENSEIFNER) {
         mring_halving_t h;
         int peers[32];
@@ -115,6 +135,8 @@ static void plan_stages(const mr_t *m, int stream, int64_t off, int64_t len, sta
             continue;
         dims[nd++] = i;
         st->dim[st->n] = i, st->reduce[st->n] = 1, st->off[st->n] = off, st->len[st->n] = len, st->n++;
+        if (dim_algo(m, i) == MRING_DIM_RD)
+            continue; /* every member holds the whole range */
         int kept = kept_block(m, i, stream);
         off += mring_split_off(len, d, kept);
         len = mring_split_len(len, d, kept);
@@ -184,7 +206,7 @@ static void chunked(mring_builder_t *b, const mr_t *m, int64_t off, int64_t len,
             }
             all = v;
             int d = s >= 0 ? m->grid->dims[st[c].dim[s]] : 2, nsteps = d - 1;
-            if (s >= 0 && dim_algo(m, st[c].dim[s]) == MRING_DIM_RABENSEIFNER) /* halving: lg d steps */
+            if (s >= 0 && dim_algo(m, st[c].dim[s]) != MRING_DIM_RING) /* halving, doubling: lg d steps */
                 for (nsteps = 0; (1 << nsteps) < d; nsteps++)
                     ;
             for (int64_t j = 0; j < ts->nops; j++, n++)
@@ -260,15 +282,15 @@ static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_p
     return mring_multiring_closed_grid(c, k, &c->topo, c->rings, c->dim_algo, p, inplace);
 }
 
-/* Recursive halving needs power-of-two groups. */
+/* Recursive halving and doubling need power-of-two groups. */
 static int check(const mring_config_t *c, char *err, size_t errlen)
 {
     for (int i = 0; i < c->topo.ndims; i++) {
         int d = c->topo.dims[i];
-        if (c->dim_algo[i] == MRING_DIM_RABENSEIFNER && (d & (d - 1))) {
+        if (c->dim_algo[i] != MRING_DIM_RING && (d & (d - 1))) {
             snprintf(err, errlen,
-                     "--dim-algo rabenseifner in dimension %d needs a power-of-two size, and %d is not; use ring there",
-                     i + 1, d);
+                     "--dim-algo %s in dimension %d needs a power-of-two size, and %d is not; use ring there",
+                     mring_dim_algo_name(c->dim_algo[i]), i + 1, d);
             return -1;
         }
     }
@@ -277,7 +299,7 @@ static int check(const mring_config_t *c, char *err, size_t errlen)
 
 /* The tuner's candidates on a grid of two or more dimensions (on one it is the flat ring): 1, 2, 4, 8
  * rings in every dimension, 2, 4, 8 in the first only, 1, 2 and 4 rings with 4, 8, 16 and 32 chunks, and
- * recursive halving in every dimension of a power-of-two grid. */
+ * recursive halving, or recursive doubling, in every dimension of a power-of-two grid. */
 static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *s)
 {
     static const int uniform[] = {1, 2, 4, 8};
@@ -309,14 +331,18 @@ static int candidates(const mring_topo_t *topo, int natural, mring_cand_sink_t *
         c.dim_algo[i] = MRING_DIM_RABENSEIFNER;
         pof2 &= !(topo->dims[i] & (topo->dims[i] - 1));
     }
-    return pof2 ? s->add(s, &c) : 0;
+    if (!pof2 || s->add(s, &c))
+        return pof2 ? -1 : 0;
+    for (int i = 0; i < topo->ndims; i++) /* recursive doubling in every dimension: latency-bound sizes */
+        c.dim_algo[i] = MRING_DIM_RD;
+    return s->add(s, &c);
 }
 
 const mring_gen_t mring_gen_multiring = {
     .name = "multiring",
     .summary = "rings per dimension: reduce-scatter 1..k, allgather k..1 (PowerAI DDL)",
     .rings = MRING_RINGS_PER_DIM,
-    .dim_algo_help = "each dimension's algorithm (rabenseifner: power-of-two dimensions)",
+    .dim_algo_help = "each dimension's algorithm (rabenseifner, rd: power-of-two dimensions)",
     .takes_chunks = 1,
     .embed = MRING_EMBED_PER_DIM,
     .check = check,

@@ -15,12 +15,14 @@ static int lg(int d)
 
 /* Add dimension i's reduce-scatter (phase 0) or allgather (1) on blocks of blk elements to f. */
 static int closed_stage(mring_flows_t *f, const mring_config_t *c, const mring_topo_t *grid, const int *rings,
-                        int halving, int i, int phase, int64_t blk, double e, const mring_cost_params_t *p)
+                        int algo, int i, int phase, int64_t blk, double e, const mring_cost_params_t *p)
 {
-    int d = grid->dims[i], S = f->S, P = c->topo.nranks;
+    int d = grid->dims[i], S = f->S, P = c->topo.nranks, halving = algo != MRING_DIM_RING;
+    if (algo == MRING_DIM_RD && phase == 1)
+        return 0; /* rd's allgather is empty */
     for (int st = 0; st < (halving ? lg(d) : 1); st++) {
-        /* a ring step moves one block; halving step st moves d / 2^(st+1) blocks */
-        double bytes = (double)blk * e * (halving ? d >> (st + 1) : 1);
+        /* a ring step moves one block; halving step st moves d / 2^(st+1) blocks; an rd step the whole range */
+        double bytes = (double)blk * e * (algo == MRING_DIM_RABENSEIFNER ? d >> (st + 1) : 1);
         for (int r = 0; r < P; r++)
             for (int j = 0; j < S; j++) {
                 f->to[r * S + j] = halving ? mring_topo_group_member(grid, r, i, mring_topo_coord(grid, r, i) ^ (1 << st))
@@ -50,7 +52,8 @@ static double stage_time(const mring_flows_t *f, double *before)
  * Closed form (cost.h; Cho et al., arXiv 1708.02188): every dimension's ring costs (d_i - 1) steps of
  * (message of one block + its reduction) in the reduce-scatter and (d_i - 1) steps of one block in
  * the allgather, blocks of ceil(L_{i-1} / d_i) elements, L_0 = ceil(count / S); a dimension run by
- * recursive halving costs lg d_i steps of d_i / 2^(k+1) blocks each way.  With C chunks (L_0 =
+ * recursive halving costs lg d_i steps of d_i / 2^(k+1) blocks each way, one run by recursive doubling
+ * lg d_i steps of the whole range (and keeps it: the next dimension works on all of it).  With C chunks (L_0 =
  * ceil(count / S / C)) the chunks form a pipeline whose stages share the links of their dimension
  * (dimensions on the same port share it): T = sum of one chunk's stage times + (C - 1) x the
  * busiest link's share of one chunk (the classic pipeline bound, fill plus the bottleneck).
@@ -68,12 +71,12 @@ double mring_multiring_closed_grid(const mring_config_t *c, mring_call_t k, cons
         return -1;
     }
     for (int i = 0; i < grid->ndims; i++) {
-        int d = grid->dims[i], halving = algos && algos[i] == MRING_DIM_RABENSEIFNER;
-        int64_t blk = mring_ceil_div(len, d);
+        int d = grid->dims[i], algo = algos ? algos[i] : MRING_DIM_RING;
+        int64_t blk = algo == MRING_DIM_RD ? len : mring_ceil_div(len, d);
         if (d == 1)
             continue;
         for (int phase = 0; phase < 2; phase++) { /* reduce-scatter, then allgather */
-            if (closed_stage(&f, c, grid, rings, halving, i, phase, blk, e, p)) {
+            if (closed_stage(&f, c, grid, rings, algo, i, phase, blk, e, p)) {
                 mring_cost_flows_free(&f);
                 free(before);
                 return -1;

@@ -108,7 +108,7 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
     if (f->dim_algo) {
         int v[MRING_MAX_DIMS];
         if (per_dim(mring_config_field_name("dim_algo", style, name, sizeof name), f->dim_algo, &topo, dim_algo_item,
-                    v, "ring or rabenseifner, once or per dimension", err, errlen))
+                    v, "ring, rabenseifner or rd, once or per dimension", err, errlen))
             return -1;
         for (int i = 0; i < topo.ndims; i++)
             c->dim_algo[i] = (uint8_t)v[i];

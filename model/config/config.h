@@ -40,10 +40,12 @@ enum {
 /* Most chunks a stream pipelines through the dimensions (--chunks). */
 #define MRING_MAX_CHUNKS 64
 
-/* The algorithm of one dimension (DDL runs a different one per dimension): a ring, or recursive
- * halving/doubling among the group (power-of-two groups).  hier reads dimension 2's entry as the
- * algorithm among its node leaders. */
-typedef enum { MRING_DIM_RING, MRING_DIM_RABENSEIFNER, MRING_NDIMALGOS } mring_dim_algo_t;
+/* The algorithm of one dimension (DDL runs a different one per dimension): a ring, recursive
+ * halving/doubling among the group, or recursive doubling of the whole range (the latter two on
+ * power-of-two groups; after rd every member holds the whole range reduced over the group, so the
+ * next dimension works on all of it and rd's allgather is empty).  hier reads dimension 2's entry as
+ * the algorithm among its node leaders (ring or rabenseifner). */
+typedef enum { MRING_DIM_RING, MRING_DIM_RABENSEIFNER, MRING_DIM_RD, MRING_NDIMALGOS } mring_dim_algo_t;
 
 typedef struct mring_config {
     mring_algo_t algo;
@@ -127,7 +129,10 @@ char *mring_rings_format(const mring_config_t *c, char *buf, size_t len);
 char *mring_dim_algos_format(const mring_config_t *c, char *buf, size_t len);
 
 /* "ring" or "rabenseifner". */
-static inline const char *mring_dim_algo_name(int a) { return a == MRING_DIM_RABENSEIFNER ? "rabenseifner" : "ring"; }
+static inline const char *mring_dim_algo_name(int a)
+{
+    return a == MRING_DIM_RABENSEIFNER ? "rabenseifner" : a == MRING_DIM_RD ? "rd" : "ring";
+}
 
 /* The one-line flag-style description of c, e.g. "--algo multiring --topo 4x16x4 --rings 2,1,1
  * --dim-algo ring,rabenseifner,rabenseifner --segment 1M" (dim-algo, segment, chunks and embed only
