@@ -153,8 +153,8 @@ void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *a
 {
     char err[256];
     int is_all = allow_all && cc->algo_s && !strcmp(cc->algo_s, "all");
-    mring_config_fields_t f = {cc->topo_s, is_all ? NULL : cc->algo_s, cc->rings_s, cc->dim_algo_s, NULL, cc->chunks_s,
-                               cc->embed_s};
+    mring_config_fields_t f = {cc->topo_s,    is_all ? NULL : cc->algo_s, cc->rings_s, cc->dim_algo_s,
+                               cc->segment_s, cc->chunks_s,                 cc->embed_s};
     if (all)
         *all = is_all;
     mring_algo_t algo;
@@ -163,9 +163,6 @@ void cli_conf_build(const char *cmd, const cli_conf_t *cc, int allow_all, int *a
     if (cc->algo_s && !is_all && mring_algo_parse(cc->algo_s, &algo))
         cli_usage_error(cmd, "--algo '%s' is unknown; expected one of %s%s", cc->algo_s, mring_algo_list(),
                         allow_all ? ", all" : "");
-    if (cc->segment_s) /* sizes are the command line's own parser, for the same message as -b and -e */
-        cli_size(cmd, "--segment", cc->segment_s);
-    f.segment = cc->segment_s;
     if (mring_config_fields_read(&f, MRING_FIELDS_FLAGS, NULL, c, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
     *dtype = MRING_FLOAT32;

@@ -132,8 +132,6 @@ static double cycle_cost(group_t *g, const int *cyc, int both, double *lat)
 
 static void cycle_add(group_t *g, const int *cyc, int both)
 {
-    double lat;
-    cycle_cost(g, cyc, both, &lat);
     for (int x = 0; x < g->d; x++)
         for (int dir = 0; dir <= both; dir++) {
             int a = cyc[x], b = cyc[(x + 1) % g->d];
@@ -259,7 +257,7 @@ int mring_embed_search(const mring_platform_t *pf, const mring_config_t *c, char
                        size_t errlen)
 {
     const mring_gen_t *g = mring_algo_gen(c->algo);
-    mring_topo_t grid = g->embed == MRING_EMBED_FLAT ? mring_topo_flat(c->topo.nranks) : c->topo;
+    mring_topo_t grid = mring_algo_embed_grid(c);
     text[0] = '\0';
     if (g->embed == MRING_EMBED_NONE) {
         snprintf(err, errlen, "--embed applies to %s only; %s follows its own orders", mring_algo_list_embed(), g->name);

@@ -113,8 +113,7 @@ static int add(mring_cand_sink_t *base, const mring_config_t *c)
         return 0;
     if (mring_embed_search(t->pf, c, text, sizeof text, why, sizeof why))
         return -1;
-    const mring_gen_t *g = mring_algo_gen(c->algo);
-    mring_topo_t grid = g->embed == MRING_EMBED_FLAT ? mring_topo_flat(c->topo.nranks) : c->topo;
+    mring_topo_t grid = mring_algo_embed_grid(c);
     if (mring_embed_parse(text, &grid, &e.embed, why, sizeof why) || !e.embed)
         return 0; /* every dimension natural: no twin */
     return mring_config_check(&e, err, sizeof err) ? 0 : push(t, &e, s->topo);

@@ -2,8 +2,8 @@
  * test_sim_embed.c - embeddings through the mring binary: `--embed auto` on one DGX-1 node finds two
  * edge-disjoint Hamiltonian cycles of the NVLink cube-mesh (every hop one NVLink), the verifier
  * proves the rings that follow them, and 4 rings on them beat 4 rings in rank order in simulated
- * time; on Minsky the search's multiring embedding is proven too; `auto` without a platform and a
- * bad embedding are one stderr line and exit 2.
+ * time; multiring's search is per dimension; `auto` without a platform and a bad embedding are one
+ * stderr line and exit 2.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,20 +94,32 @@ static void test_dgx1_node_disjoint_cycles(void **state)
                  t_nat);
 }
 
-static void test_minsky_multiring_auto(void **state)
+/* Multiring's search is per dimension: on 2 DGX-1 nodes (8x2, rings 4,1) dimension 1 gets the two NVLink
+ * cycles and dimension 2 stays natural, and the verifier proves it; on Minsky a node's 4 GPUs have one
+ * cycle worth taking (any cycle crosses the X-bus twice), so the search stops at the repeated cycle and
+ * the embedding is natural (no --embed in the configuration). */
+static void test_multiring_auto_per_dimension(void **state)
 {
-    const char *args[] = {"simulate", "--platform", sim_repo_path("platforms/minsky-64.xml"), "--rings", "4,1,1",
-                          "--embed", "auto", "-b", "1M", "-e", "1M", "--format", "csv", NULL};
+    const char *plat = sim_tmp_path("dgx1-2.xml");
+    const char *gen[] = {"platform", "dgx1", "--nodes", "2", "--racks", "1", "-o", plat, NULL};
+    const char *dgx[] = {"simulate", "--platform", plat, "--rings", "4,1", "--embed", "auto", "-b", "1M", "-e", "1M",
+                         "--format", "csv", NULL};
+    const char *minsky[] = {"simulate", "--platform", sim_repo_path("platforms/minsky-64.xml"), "--rings", "4,1,1",
+                            "--embed", "auto", "-b", "1M", "-e", "1M", "--format", "csv", NULL};
+    struct cli_result r = {0};
     char config[4096];
     (void)state;
-    simulate(args, config, sizeof config);
-    const char *e = strstr(config, "--embed ");
-    if (e) { /* Minsky's node: GPUs of a socket share their NVLink triangle; any embedding found is proven */
-        char text[1024];
-        e += 8 + (e[8] == '\''); /* a multi-dimensional embedding is in single quotes, the CSV field in double */
-        snprintf(text, sizeof text, "%.*s", (int)strcspn(e, " \n\"'"), e);
-        verify_ok("4x16x4", "multiring", "4,1,1", text);
-    }
+    cli_run_ok(gen, &r);
+    cli_free(&r);
+    simulate(dgx, config, sizeof config);
+    const char *want = "--embed '0.1.2.3.4.5.6.7/0.2.5.7.4.6.1.3;-'";
+    if (!strstr(config, want))
+        fail_msg("2 DGX-1 nodes, rings 4,1, --embed auto: got the configuration '%s', expected it to hold %s", config,
+                 want);
+    verify_ok("8x2", "multiring", "4,1", "0.1.2.3.4.5.6.7/0.2.5.7.4.6.1.3;-");
+    simulate(minsky, config, sizeof config);
+    if (strstr(config, "--embed"))
+        fail_msg("minsky-64, rings 4,1,1, --embed auto: got '%s', expected the natural embedding", config);
 }
 
 static void test_bad_embeddings(void **state)
@@ -140,7 +152,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dgx1_node_disjoint_cycles),
-        cmocka_unit_test(test_minsky_multiring_auto),
+        cmocka_unit_test(test_multiring_auto_per_dimension),
         cmocka_unit_test(test_bad_embeddings),
     };
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);

@@ -39,6 +39,12 @@ static void build_lists(void)
 
 int mring_algo_count(void) { return nalgos; }
 
+mring_topo_t mring_algo_embed_grid(const mring_config_t *c)
+{
+    const mring_gen_t *g = mring_algo_gen(c->algo);
+    return g && g->embed == MRING_EMBED_FLAT ? mring_topo_flat(c->topo.nranks) : c->topo;
+}
+
 const mring_gen_t *mring_algo_gen(mring_algo_t a) { return a >= 0 && a < nalgos ? registry[a] : NULL; }
 
 int mring_algo_register(const mring_gen_t *g)

@@ -71,6 +71,10 @@ typedef struct mring_gen {
     int (*candidates)(const mring_topo_t *topo, int natural, mring_cand_sink_t *s);
 } mring_gen_t;
 
+/* The grid c's embedding is made for: the flat grid of all P ranks for an algorithm whose rule is
+ * MRING_EMBED_FLAT (the flat ring), else c->topo. */
+mring_topo_t mring_algo_embed_grid(const mring_config_t *c);
+
 /* Number of algorithms in the registry (the built-in ones first). */
 int mring_algo_count(void);
 

@@ -93,6 +93,15 @@ void mring_emit_halving(mring_builder_t *b, const mring_halving_t *h, const int 
  * dimension).  Returns 0 or -1 (s->add failed). */
 int mring_cand_uniform(const mring_topo_t *topo, mring_algo_t algo, const int *rings, int n, mring_cand_sink_t *s);
 
+/* Steps of recursive halving or doubling among d members: ceil(lg d). */
+static inline int mring_lg(int d)
+{
+    int k = 0;
+    while ((1 << k) < d)
+        k++;
+    return k;
+}
+
 /* Ceil division for non-negative values. */
 static inline int64_t mring_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

@@ -125,13 +125,6 @@ static int generate(const mring_config_t *c, mring_call_t k, int rank, mring_ran
  * leaders' ring, 2 (m - 1) steps of blocks ceil(L/m) (or halving + doubling,
  * 2 lg m steps of m / 2^(k+1) blocks) + (d1 - 1) broadcast hops
  * (Goyal et al. section 4.1), L = ceil(count / S), m = P / d1. */
-static int lg(int m)
-{
-    int k = 0;
-    while ((1 << k) < m)
-        k++;
-    return k;
-}
 
 static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace)
 {
@@ -156,7 +149,7 @@ static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_p
         }
     }
     for (int phase = 0; m > 1 && phase < 2; phase++) {
-        int halving = leader_algo(c) == MRING_DIM_RABENSEIFNER, nsteps = halving ? lg(m) : 1;
+        int halving = leader_algo(c) == MRING_DIM_RABENSEIFNER, nsteps = halving ? mring_lg(m) : 1;
         for (int st = 0; st < nsteps; st++) {
             /* a ring step moves one block (m - 1 times); halving step st moves m / 2^(st+1) blocks once */
             double bytes = (double)blk * e * (halving ? m >> (st + 1) : 1);

@@ -207,8 +207,7 @@ static void chunked(mring_builder_t *b, const mr_t *m, int64_t off, int64_t len,
             all = v;
             int d = s >= 0 ? m->grid->dims[st[c].dim[s]] : 2, nsteps = d - 1;
             if (s >= 0 && dim_algo(m, st[c].dim[s]) != MRING_DIM_RING) /* halving, doubling: lg d steps */
-                for (nsteps = 0; (1 << nsteps) < d; nsteps++)
-                    ;
+                nsteps = mring_lg(d);
             for (int64_t j = 0; j < ts->nops; j++, n++)
                 all[n] = (keyed_t){c + (s > 0 ? s : 0) +
                                        (double)(ts->ops[j].step + (ts->ops[j].kind == MRING_OP_REDUCE)) /

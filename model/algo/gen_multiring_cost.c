@@ -5,14 +5,6 @@
 
 #include <stdlib.h>
 
-static int lg(int d)
-{
-    int k = 0;
-    while ((1 << k) < d)
-        k++;
-    return k;
-}
-
 /* Add dimension i's reduce-scatter (phase 0) or allgather (1) on blocks of blk elements to f. */
 static int closed_stage(mring_flows_t *f, const mring_config_t *c, const mring_topo_t *grid, const int *rings,
                         int algo, int i, int phase, int64_t blk, double e, const mring_cost_params_t *p)
@@ -20,7 +12,7 @@ static int closed_stage(mring_flows_t *f, const mring_config_t *c, const mring_t
     int d = grid->dims[i], S = f->S, P = c->topo.nranks, halving = algo != MRING_DIM_RING;
     if (algo == MRING_DIM_RD && phase == 1)
         return 0; /* rd's allgather is empty */
-    for (int st = 0; st < (halving ? lg(d) : 1); st++) {
+    for (int st = 0; st < (halving ? mring_lg(d) : 1); st++) {
         /* a ring step moves one block; halving step st moves d / 2^(st+1) blocks; an rd step the whole range */
         double bytes = (double)blk * e * (algo == MRING_DIM_RABENSEIFNER ? d >> (st + 1) : 1);
         for (int r = 0; r < P; r++)

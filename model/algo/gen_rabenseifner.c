@@ -49,8 +49,7 @@ static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_p
     mring_flows_t f;
     mring_halving_t *plans = malloc((size_t)P * sizeof *plans);
     int (*peers)[32] = malloc((size_t)P * sizeof *peers);
-    while ((1 << lg) < pof2)
-        lg++;
+    lg = mring_lg(pof2);
     if (!plans || !peers || mring_cost_flows_init(&f, c, 1)) {
         free(plans);
         free(peers);

@@ -36,9 +36,7 @@ static double closed(const mring_config_t *c, mring_call_t k, const mring_cost_p
     mring_flows_t f;
     if (mring_cost_flows_init(&f, c, 1))
         return -1;
-    int lg = 0;
-    while ((1 << lg) < pof2)
-        lg++;
+    int lg = mring_lg(pof2);
     for (int stage = -1; stage <= lg; stage++) { /* -1 fold-in, 0..lg-1 exchanges, lg fold-out */
         int any = 0;
         for (int r = 0; r < P; r++) {

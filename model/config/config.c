@@ -113,24 +113,16 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
         for (int i = 0; i < topo.ndims; i++)
             c->dim_algo[i] = (uint8_t)v[i];
     }
-    if (f->embed && strcmp(f->embed, "natural")) {
-        const mring_gen_t *g = mring_algo_gen(c->algo);
-        mring_topo_t flat = mring_topo_flat(topo.nranks);
+    if (f->embed && !strcmp(f->embed, "auto")) {
+        snprintf(err, errlen, "%s auto searches a platform's routes: give --platform to mring simulate or mring "
+                 "tune, or give the cycles", mring_config_field_name("embed", style, name, sizeof name));
+        return -1;
+    }
+    if (f->embed) { /* on the algorithm's grid; whether the algorithm takes one is check_embed's */
+        mring_topo_t grid = mring_algo_embed_grid(c);
         char why[256];
-        if (!strcmp(f->embed, "auto")) {
-            snprintf(err, errlen, "%s auto searches a platform's routes: give --platform to mring simulate or mring "
-                     "tune, or give the cycles", mring_config_field_name("embed", style, name, sizeof name));
-            return -1;
-        }
-        if (mring_embed_parse(f->embed, g->embed == MRING_EMBED_FLAT ? &flat : &topo, &c->embed, why, sizeof why) &&
-            g->embed != MRING_EMBED_NONE) {
+        if (mring_embed_parse(f->embed, &grid, &c->embed, why, sizeof why)) {
             snprintf(err, errlen, "%s: %s", mring_config_field_name("embed", style, name, sizeof name), why);
-            return -1;
-        }
-        if (g->embed == MRING_EMBED_NONE && (c->embed || strspn(f->embed, "-;") != strlen(f->embed))) {
-            snprintf(err, errlen, "%s applies to %s only; %s follows its own orders",
-                     mring_config_field_name("embed", style, name, sizeof name), mring_algo_list_embed(), g->name);
-            c->embed = NULL;
             return -1;
         }
     }
@@ -167,7 +159,7 @@ static int rings_uniform(const mring_config_t *c)
 static int check_embed(const mring_config_t *c, const mring_gen_t *g, char *err, size_t errlen)
 {
     const mring_topo_t *eg;
-    mring_topo_t want = g->embed == MRING_EMBED_FLAT ? mring_topo_flat(c->topo.nranks) : c->topo;
+    mring_topo_t want = mring_algo_embed_grid(c);
     char a[64], b[64];
     if (!c->embed)
         return 0;

@@ -60,23 +60,21 @@ static int parse_cycle(const char *p, size_t n, mring_embed_t *e, int i, int k, 
     }
     for (int c = 0; c < d; c++)
         pos[c] = -1;
-    for (const char *q = p, *end = p + n; q <= end; x++) {
+    for (const char *q = p, *end = p + n;; q++) { /* a coordinate, then '.' or the end */
         char *stop;
-        size_t digits = strspn(q, "0123456789");
+        size_t digits = strspn(q, "0123456789"); /* '.', '/', ';' and the end stop it */
         errno = 0;
         long v = digits ? strtol(q, &stop, 10) : -1;
-        if (!digits || stop != q + digits || errno || v >= d || pos[v] >= 0 || x >= d || (stop < end && *stop != '.')) {
+        if (!digits || errno || v >= d || pos[v] >= 0 || x == d || (stop < end && *stop != '.')) {
             snprintf(err, errlen, "cycle %d of dimension %d ('%.*s') is not an order of the coordinates 0..%d, "
                      "each once, separated by '.'", k + 1, i + 1, (int)n, p, d - 1);
             return -1;
         }
         ord[x] = (int)v;
-        pos[v] = x;
-        if (stop >= end)
+        pos[v] = x++;
+        if ((q = stop) == end)
             break;
-        q = stop + 1; /* past the '.': a coordinate must follow */
     }
-    x++;
     if (x != d) {
         snprintf(err, errlen, "cycle %d of dimension %d has %d coordinates; the dimension has %d", k + 1,
                  i + 1, x, d);
