@@ -123,7 +123,6 @@ int scaling_print_json(const mring_scaling_opts_t *so, const scaling_cli_t *o, c
 
 /* ---- --plot: efficiency against GPUs, one baseline for every line ---- */
 
-#define MAX_SERIES 8
 typedef struct plot_data {
     const scaling_series_t *series;
     int nseries, n, batch, node;

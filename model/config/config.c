@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *mring_config_field_name(const char *key, mring_fields_style_t s, char *buf, size_t len)
+/* The name of field `key` ("topo", "algo", "rings", "dim_algo", "segment", "chunks", "embed") in style s, e.g.
+ * "--dim-algo", "MRING_DIM_ALGO", "dim_algo".  Returns buf. */
+static const char *mring_config_field_name(const char *key, mring_fields_style_t s, char *buf, size_t len)
 {
     size_t n = 0;
     if (s == MRING_FIELDS_JSON) {

@@ -105,10 +105,6 @@ int mring_config_parse(const mring_config_fields_t *f, mring_fields_style_t styl
 int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_t style,
                              const mring_topo_t *default_topo, mring_config_t *c, char *err, size_t errlen);
 
-/* The name of field `key` ("topo", "algo", "rings", "dim_algo", "segment", "chunks", "embed") in style s, e.g.
- * "--dim-algo", "MRING_DIM_ALGO", "dim_algo".  Returns buf. */
-const char *mring_config_field_name(const char *key, mring_fields_style_t s, char *buf, size_t len);
-
 /*
  * Check the configuration against the algorithm's declared rules (rings rule, dim-algo, the
  * generator's own check).  Returns 0, or -1 with a one-line reason naming the bad value in err.
