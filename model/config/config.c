@@ -12,7 +12,7 @@
 
 /* The name of field `key` ("topo", "algo", "rings", "dim_algo", "segment", "chunks", "embed") in style s, e.g.
  * "--dim-algo", "MRING_DIM_ALGO", "dim_algo".  Returns buf. */
-static const char *mring_config_field_name(const char *key, mring_fields_style_t s, char *buf, size_t len)
+static const char *field_name(const char *key, mring_fields_style_t s, char *buf, size_t len)
 {
     size_t n = 0;
     if (s == MRING_FIELDS_JSON) {
@@ -94,22 +94,22 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
     } else if (default_topo)
         topo = *default_topo;
     else {
-        snprintf(err, errlen, "%s is required (e.g. 4x16x4)", mring_config_field_name("topo", style, name, sizeof name));
+        snprintf(err, errlen, "%s is required (e.g. 4x16x4)", field_name("topo", style, name, sizeof name));
         return -1;
     }
     mring_config_default(c, &topo);
     if (f->algo && mring_algo_parse(f->algo, &c->algo)) {
         snprintf(err, errlen, "%s '%s' is unknown; expected one of %s",
-                 mring_config_field_name("algo", style, name, sizeof name), f->algo, mring_algo_list());
+                 field_name("algo", style, name, sizeof name), f->algo, mring_algo_list());
         return -1;
     }
     snprintf(expected, sizeof expected, "R or R1,...,Rk with integers 1..%d", MRING_MAX_RINGS);
-    if (f->rings && per_dim(mring_config_field_name("rings", style, name, sizeof name), f->rings, &topo, ring_item,
+    if (f->rings && per_dim(field_name("rings", style, name, sizeof name), f->rings, &topo, ring_item,
                             c->rings, expected, err, errlen))
         return -1;
     if (f->dim_algo) {
         int v[MRING_MAX_DIMS];
-        if (per_dim(mring_config_field_name("dim_algo", style, name, sizeof name), f->dim_algo, &topo, dim_algo_item,
+        if (per_dim(field_name("dim_algo", style, name, sizeof name), f->dim_algo, &topo, dim_algo_item,
                     v, "ring, rabenseifner or rd, once or per dimension", err, errlen))
             return -1;
         for (int i = 0; i < topo.ndims; i++)
@@ -117,25 +117,25 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
     }
     if (f->embed && !strcmp(f->embed, "auto")) {
         snprintf(err, errlen, "%s auto searches a platform's routes: give --platform to mring simulate or mring "
-                 "tune, or give the cycles", mring_config_field_name("embed", style, name, sizeof name));
+                 "tune, or give the cycles", field_name("embed", style, name, sizeof name));
         return -1;
     }
     if (f->embed) { /* on the algorithm's grid; whether the algorithm takes one is check_embed's */
         mring_topo_t grid = mring_algo_embed_grid(c);
         char why[256];
         if (mring_embed_parse(f->embed, &grid, &c->embed, why, sizeof why)) {
-            snprintf(err, errlen, "%s: %s", mring_config_field_name("embed", style, name, sizeof name), why);
+            snprintf(err, errlen, "%s: %s", field_name("embed", style, name, sizeof name), why);
             return -1;
         }
     }
     if (f->chunks && (c->chunks = chunk_item(f->chunks, strlen(f->chunks))) < 0) {
         snprintf(err, errlen, "%s '%s' is not valid; expected an integer 1..%d",
-                 mring_config_field_name("chunks", style, name, sizeof name), f->chunks, MRING_MAX_CHUNKS);
+                 field_name("chunks", style, name, sizeof name), f->chunks, MRING_MAX_CHUNKS);
         return -1;
     }
     if (f->segment && mring_parse_size(f->segment, &c->segment)) {
         snprintf(err, errlen, "%s '%s' is not a size; expected bytes with an optional K, M or G suffix, e.g. 1M",
-                 mring_config_field_name("segment", style, name, sizeof name), f->segment);
+                 field_name("segment", style, name, sizeof name), f->segment);
         return -1;
     }
     return 0;
