@@ -248,21 +248,23 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
         } else if (top[1].time == 0 || time < top[1].time)
             top[1] = (mring_tune_pick_t){c, time};
     }
-    /* pipelining for the two fastest when multi-dimensional and their blocks are larger than a piece:
-     * 1 MiB pieces, and where the algorithm takes chunks and has none, 4 chunks besides (the closed form
+    /* pipelining for the two fastest when multi-dimensional: 1 MiB pieces where their blocks are larger
+     * than two pieces, and where the algorithm takes chunks and has none, 2 and 4 chunks (the closed form
      * of chunks is a pipeline bound, less sure than the simulation: chunks hide the input copy) */
     for (int j = 0; j < 2; j++)
-        for (int variant = 0; variant < 2; variant++) {
+        for (int variant = 0; variant < 3 && top[j].time > 0 && top[j].c.topo.ndims > 1; variant++) {
             mring_config_t lead = top[j].c;
-            lead.segment = 1 << 20;
-            if (variant && (lead.chunks > 1 || !mring_algo_gen(lead.algo)->takes_chunks))
+            double time;
+            if (variant == 0 && size / lead.topo.dims[0] <= 2 * (1 << 20))
                 continue;
-            lead.chunks = variant ? 4 : lead.chunks;
-            if (top[j].time > 0 && lead.topo.ndims > 1 && size / lead.topo.dims[0] > 2 * lead.segment) {
-                double time;
-                if (simulate(t, &lead, k, &time, out, err, errlen))
-                    return 1;
-            }
+            if (variant > 0 && (lead.chunks > 1 || !mring_algo_gen(lead.algo)->takes_chunks))
+                continue;
+            if (variant == 0)
+                lead.segment = 1 << 20;
+            else
+                lead.chunks = 2 * variant;
+            if (simulate(t, &lead, k, &time, out, err, errlen))
+                return 1;
         }
     return 0;
 }

@@ -3,7 +3,8 @@
  * namespaces, or the one-node loopback fallback where they cannot be made), calibration, measurement
  * with mring-bench, prediction with mring simulate and mring model, the join and the report.
  * Asserted: it succeeds, every configuration and size is measured and predicted, no measured element
- * is wrong, the report has its sections.  Accuracy is reported, never asserted (it depends on the
+ * is wrong, the report has its sections, among them the chunked multiring against the plain one at
+ * every size (the issue-11 sign check; its verdict is reported, not asserted).  Accuracy is reported, never asserted (it depends on the
  * machine's load).
  */
 #include <stdarg.h>
@@ -45,34 +46,48 @@ static void quick_run(void **state)
     print_message("%s", out);
     if (status != 0)
         fail_msg("%s exited with %d", cmd, status);
-    /* joined.csv: 3 configurations x 3 sizes, each with measured, simulated and modelled times > 0 */
+    /* joined.csv: 4 configurations x 3 sizes, each with measured, simulated and modelled times > 0 */
     snprintf(path, sizeof path, "%s/joined.csv", sim_tmp);
     char *save = NULL;
     for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        char algo[32];
+        char config[64];
         double m, s, mo;
-        if (!strncmp(l, "algo,", 5))
+        if (!strncmp(l, "config,", 7))
             continue;
-        if (sscanf(l, "%31[^,],%*[^,],%*[^,],%*d,%*d,%lf,%lf,%lf", algo, &m, &s, &mo) != 4 || !(m > 0 && s > 0 && mo > 0))
+        if (sscanf(l, "%63[^,],%*d,%*d,%lf,%lf,%lf", config, &m, &s, &mo) != 4 || !(m > 0 && s > 0 && mo > 0))
             fail_msg("joined.csv: bad row '%s'", l);
         rows++;
     }
-    assert_int_equal(rows, 9);
-    /* every measured row, in place and out of place, has 0 wrong elements (column 14) */
+    assert_int_equal(rows, 12);
+    /* every measured row, in place and out of place, has 0 wrong elements (column 14 after the label) */
     snprintf(path, sizeof path, "%s/measured-rows.csv", sim_tmp);
     rows = 0;
     for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         long wrong = -1;
-        if (sscanf(l, "real,%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*[^,],%*[^,],%*f,%*f,%*f,%*d,%ld", &wrong) != 1 || wrong != 0)
+        if (sscanf(l, "%*[^,],real,%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*[^,],%*[^,],%*f,%*f,%*f,%*d,%ld", &wrong) != 1 || wrong != 0)
             fail_msg("measured-rows.csv: '%s' (want 0 wrong)", l);
         rows++;
     }
-    assert_int_equal(rows, 18);
+    assert_int_equal(rows, 24);
     snprintf(path, sizeof path, "%s/REPORT.md", sim_tmp);
     char *report = slurp_file(path);
     assert_non_null(strstr(report, "## Summary"));
-    assert_non_null(strstr(report, "| multiring 2x2 rings 1 | 3 |"));
-    assert_non_null(strstr(report, "| mpi 4 rings 1 | 3 |"));
+    assert_non_null(strstr(report, "| --algo multiring --topo 2x2 | 3 |"));
+    assert_non_null(strstr(report, "| --algo mpi | 3 |"));
+    assert_non_null(strstr(report, "## Overlapping multirings (chunks) against the plain ones"));
+    /* overlap.csv: the chunked multiring against the plain one at each of the 3 sizes */
+    snprintf(path, sizeof path, "%s/overlap.csv", sim_tmp);
+    rows = 0;
+    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        double ps, ms;
+        if (!strncmp(l, "config,", 7))
+            continue;
+        if (sscanf(l, "--algo multiring --topo 2x2 --chunks 4,--algo multiring --topo 2x2,%*d,%lf,%lf", &ps, &ms) != 2 ||
+            !(ps > 0 && ms > 0))
+            fail_msg("overlap.csv: bad row '%s'", l);
+        rows++;
+    }
+    assert_int_equal(rows, 3);
     assert_non_null(strstr(report, "## Calibration"));
 }
 
