@@ -42,7 +42,7 @@ typedef struct cli_conf {
 int cli_conf_opt(cli_conf_t *cc, int opt, const char *arg);
 
 /* The configuration options, to splice into a getopt_long table; values >= 1000. */
-enum { OPT_TOPO = 1000, OPT_ALGO, OPT_RINGS, OPT_SEGMENT, OPT_TYPE, OPT_DIM_ALGO, OPT_CHUNKS, OPT_EMBED, OPT_CFG, OPT_FIRST_FREE };
+enum { OPT_TOPO = 1000, OPT_ALGO, OPT_RINGS, OPT_SEGMENT, OPT_TYPE, OPT_DIM_ALGO, OPT_CHUNKS, OPT_EMBED, OPT_CFG, OPT_PROFILE, OPT_FIRST_FREE };
 #define CLI_CONF_OPTIONS                                                                                         \
     {"topo", required_argument, 0, OPT_TOPO}, {"algo", required_argument, 0, OPT_ALGO},                          \
         {"rings", required_argument, 0, OPT_RINGS}, {"segment", required_argument, 0, OPT_SEGMENT},              \

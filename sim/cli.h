@@ -6,20 +6,31 @@
 #define MRING_CLI_H
 
 #include "args.h"
+#include "swprof.h"
 
 /* ---- the SimGrid commands (cli_sg.c, built with SimGrid) ---- */
 #define CLI_MAX_CFGS 64
-/* SimGrid --cfg options collected from the command line ("--cfg=name:value"). */
+/* SimGrid --cfg options collected from the command line ("--cfg=name:value"), and --profile. */
 typedef struct cli_cfgs {
     const char *argv[CLI_MAX_CFGS];
     char buf[CLI_MAX_CFGS][256];
     int n;
+    int has_profile;
+    mring_swprof_t profile; /* --profile: replaces the platform's mring_sw */
 } cli_cfgs_t;
-#define CLI_CFG_OPTION {"cfg", required_argument, 0, OPT_CFG}
-/* Handle --cfg NAME:VALUE (returns 1 if opt was it); exits 2 on a bad value. */
+#define CLI_CFG_OPTION {"cfg", required_argument, 0, OPT_CFG}, {"profile", required_argument, 0, OPT_PROFILE}
+/* The help of --profile (simulate, tune, scaling, model). */
+#define CLI_PROFILE_HELP                                                                                           \
+    "  --profile P       software costs of the stack (replacing the platform's mring_sw): a name (none,\n"        \
+    "                    mpi-tcp) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,... (o: CPU per message at each end,\n"      \
+    "                    LogGP's o; lat/bw: latency and bandwidth factors from SIZE bytes up, as SMPI's)\n"
+/* Parse --profile's value into *sw or exit 2 naming the bad part. */
+void cli_profile_parse(const char *cmd, const char *arg, mring_swprof_t *sw);
+/* Handle --cfg NAME:VALUE and --profile P (returns 1 if opt was one of them); exits 2 on a bad value. */
 int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg);
 struct mring_platform;
-/* Load a platform (sim.h) or exit: 2 for a bad platform, 1 otherwise. cfgs may be NULL. */
+/* Load a platform (sim.h) or exit: 2 for a bad platform, 1 otherwise. cfgs may be NULL; its --profile
+ * replaces the platform's. */
 void cli_platform_load(const char *cmd, const cli_cfgs_t *cfgs, const char *file, struct mring_platform *pf);
 /* --embed auto: search pf's routes (mring_embed_search) for the configuration of cc's other flags and
  * put the cycles found (buf, len bytes) in cc->embed_s; nothing when --embed is not auto.  Exits 2

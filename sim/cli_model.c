@@ -16,7 +16,7 @@ static void help(void)
     printf("usage: mring model --topo T [--algo A] [--rings R] [--segment BYTES] --links LAT:BW[:SHARE],...\n"
            "       mring model --platform FILE [--topo T] [...]\n"
            "                   [--gamma BW] [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--type T] [--op OP]\n"
-           "                   [--inplace] [--method closed|walk] [--format table|csv|json]\n\n"
+           "                   [--inplace] [--method closed|walk] [--format table|csv|json] [--profile P]\n\n"
            "Predict the allreduce time per size with the alpha-beta-gamma model (Thakur, Rabenseifner and\n"
            "Gropp, IJHPCA 2005) on the link hierarchy of the topology.  Output follows nccl-tests:\n"
            "algbw = size/time, busbw = algbw * 2(P-1)/P, GB/s = 1e9 bytes/s; size is bytes per rank.\n\n%s"
@@ -38,7 +38,7 @@ static void help(void)
            "  --inplace         model an in-place call (no copy of the send buffer)\n"
            "  --method M        closed: the closed form; walk: walk every rank's schedule (exact for\n"
            "                    --segment pipelining).  Default: closed, walk when --segment is set\n"
-           "  --format F        table (default), csv or json\n",
+           "  --format F        table (default), csv or json\n" CLI_PROFILE_HELP,
            cli_conf_help());
 }
 
@@ -78,10 +78,11 @@ int cmd_model(int argc, char **argv)
                                          {"method", required_argument, 0, OPT_METHOD},
                                          {"format", required_argument, 0, OPT_FORMAT},
                                          {"platform", required_argument, 0, OPT_PLATFORM},
+                                         {"profile", required_argument, 0, OPT_PROFILE},
                                          CLI_SWEEP_OPTIONS,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *cmd = "model", *links_s = NULL, *method_s = NULL, *platform = NULL;
+    const char *cmd = "model", *links_s = NULL, *method_s = NULL, *platform = NULL, *profile_s = NULL;
     int gamma_given = 0;
     char ptopo[128];
     cli_sweep_t sweep = cli_sweep_default();
@@ -100,6 +101,7 @@ int cmd_model(int argc, char **argv)
         switch (opt) {
         case OPT_LINKS: links_s = optarg; break;
         case OPT_PLATFORM: platform = optarg; break;
+        case OPT_PROFILE: profile_s = optarg; break;
         case OPT_GAMMA:
             if (mring_parse_bandwidth(optarg, &p.gamma_bw))
                 cli_usage_error(cmd, "--gamma '%s' is not valid; expected a rate like 240GBps", optarg);
@@ -130,6 +132,8 @@ int cmd_model(int argc, char **argv)
                              "1us:36GBps,2us:12.5GBps:4");
     if (links_s && mring_links_parse(links_s, &c.topo, &p, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
+    if (profile_s && mring_swprof_parse(profile_s, &p.sw, err, sizeof err)) /* replaces the platform's */
+        cli_usage_error(cmd, "--%s", err);
     if (method_s && strcmp(method_s, "closed") && strcmp(method_s, "walk"))
         cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", method_s);
     walk = method_s ? !strcmp(method_s, "walk") : c.segment > 0;

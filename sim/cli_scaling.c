@@ -12,7 +12,8 @@ static void help(void)
     printf("usage: mring scaling --platform FILE [--workload NAME|FILE] [--batch B] [--gpus N1,N2,...]\n"
            "                     [--bucket BYTES] [--overlap on|off] [--inflight K] [--topo T] [--algo A]\n"
            "                     [--rings R] [--dim-algo LIST] [--segment BYTES] [--type T] [--tuning FILE]\n"
-           "                     [--format table|csv|json] [--plot FILE.png] [--cfg NAME:VALUE]\n\n"
+           "                     [--format table|csv|json] [--plot FILE.png] [--cfg NAME:VALUE]\n"
+           "                  [--profile P]\n\n"
            "Predict data-parallel training speed: for each GPU count, one iteration on the platform's\n"
            "first N GPUs.  Forward, then backward releasing gradients layer by layer into buckets; a\n"
            "bucket's allreduce is issued when its last gradient is ready, in bucket order, and all of them\n"
@@ -42,7 +43,7 @@ static void help(void)
            "  --format F        table (default), csv or json\n"
            "  --plot FILE.png   also draw efficiency against GPUs for this configuration, ring,\n"
            "                    rabenseifner and hier, all against this configuration's one node (gnuplot)\n"
-           "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n",
+           "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n" CLI_PROFILE_HELP,
            cli_conf_help());
 }
 

@@ -6,8 +6,20 @@
 #include <stdio.h>
 #include <string.h>
 
+void cli_profile_parse(const char *cmd, const char *arg, mring_swprof_t *sw)
+{
+    char err[256];
+    if (mring_swprof_parse(arg, sw, err, sizeof err))
+        cli_usage_error(cmd, "--%s", err);
+}
+
 int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg)
 {
+    if (opt == OPT_PROFILE) {
+        cli_profile_parse(cmd, arg, &c->profile);
+        c->has_profile = 1;
+        return 1;
+    }
     if (opt != OPT_CFG)
         return 0;
     if (!strchr(arg, ':') || c->n == CLI_MAX_CFGS)
@@ -27,6 +39,8 @@ void cli_platform_load(const char *cmd, const cli_cfgs_t *cfgs, const char *file
         cli_usage_error(cmd, "%s", err);
     if (rc)
         cli_fail(cmd, "%s", err);
+    if (cfgs && cfgs->has_profile)
+        mring_platform_set_profile(pf, &cfgs->profile);
 }
 
 void cli_platform_topo(const char *cmd, const mring_platform_t *pf, cli_conf_t *cc, char *buf, size_t len)

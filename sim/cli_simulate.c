@@ -12,7 +12,8 @@ static void help(void)
     printf("usage: mring simulate --platform FILE [--topo T] [--algo A] [--rings R] [--segment BYTES]\n"
            "                      [--dim-algo LIST] [--chunks C] [--embed E]\n"
            "                      [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--type T] [--op OP] [--inplace]\n"
-           "                      [--format table|csv|json] [--breakdown] [--trace FILE.json] [--cfg NAME:VALUE]\n\n"
+           "                      [--format table|csv|json] [--breakdown] [--trace FILE.json] [--cfg NAME:VALUE]\n"
+           "                  [--profile P]\n\n"
            "Simulate the allreduce on a SimGrid platform: every stream of every rank is an actor on the\n"
            "rank's host, messages are SimGrid flows sharing the platform's links (max-min fairness),\n"
            "reductions run at the host's speed (bytes of result per second).  Output follows nccl-tests:\n"
@@ -29,7 +30,7 @@ static void help(void)
            "                    rank, one thread per ring (open it in ui.perfetto.dev or chrome://tracing)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable); the defaults are network/model:CM02 and\n"
            "                    network/crosstraffic:0, the alpha-beta model (LV08 would scale latency by\n"
-           "                    13.01 and bandwidth by 0.97)\n",
+           "                    13.01 and bandwidth by 0.97)\n" CLI_PROFILE_HELP,
            cli_conf_help());
 }
 

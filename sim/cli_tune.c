@@ -12,7 +12,8 @@
 static void help(void)
 {
     printf("usage: mring tune --platform FILE [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--type T]\n"
-           "                  [--out tuning.json] [--plot FILE.png] [--cfg NAME:VALUE]\n\n"
+           "                  [--out tuning.json] [--plot FILE.png] [--cfg NAME:VALUE]\n"
+           "                  [--profile P]\n\n"
            "Search, for every size, the topology factorisations the platform's hierarchy allows (e.g.\n"
            "4x16x4, 4x64, 2x2x16x4, 256), rings per dimension (1..8), algorithms (multiring, ring, rd,\n"
            "rabenseifner, hier), recursive halving per dimension and 1 MiB pipelining: rank them with the\n"
@@ -25,7 +26,7 @@ static void help(void)
            "  --out FILE        write the tuning file (JSON: size ranges -> configuration) for the executor\n"
            "  --plot FILE.png   draw busbw against size for the best configuration of each algorithm (gnuplot)\n"
            "  --jobs N          tune N sizes at once in worker processes (default: the number of cores)\n"
-           "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n");
+           "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n" CLI_PROFILE_HELP);
 }
 
 enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OUT, OPT_PLOT, OPT_JOBS };

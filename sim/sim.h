@@ -27,6 +27,7 @@ typedef struct mring_platform {
     mring_topo_t topo;  /* from the root zone's mring_topo */
     int nranks;
     sg_host_t *hosts;   /* rank -> host */
+    mring_swprof_t sw;  /* software costs: the root zone's mring_sw, or mring_platform_set_profile's */
 } mring_platform_t;
 
 /*
@@ -48,6 +49,16 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
  * gamma_bw is rank 0's host speed.  Fills p.
  */
 void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mring_cost_params_t *p);
+
+/*
+ * Use software profile sw (swprof.h) on the platform: its latency and bandwidth factors go to
+ * SimGrid's network model through its factor callbacks (NetworkModelIntf::set_lat_factor_cb and
+ * set_bw_factor_cb, the mechanism behind SMPI's calibration), its o to every message as an execution
+ * of o seconds on the rank's host (before a send leaves, after a receive arrives: the streams of a
+ * rank share its host, so they share their o).  The cost model reads pf->sw through
+ * mring_platform_params.  mring_platform_load applies the platform's own mring_sw property.
+ */
+void mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw);
 
 /*
  * `--embed auto` for configuration c on platform pf (sim/embed_search.c): for every dimension whose

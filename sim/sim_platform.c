@@ -15,6 +15,7 @@
 
 int mring_sg_load_platform(const char *file, char *err, size_t errlen); /* sg_load.cpp */
 int mring_sg_init(int *argc, char **argv, char *err, size_t errlen);     /* sg_load.cpp */
+void mring_sg_set_factors(const mring_piece_t *lat, int nlat, const mring_piece_t *bw, int nbw); /* sg_load.cpp */
 
 static int read_ranks(mring_platform_t *pf, char *err, size_t errlen)
 {
@@ -115,7 +116,20 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
                  pf->topo.nranks, pf->nranks);
         return 2;
     }
+    const char *sw = sg_zone_get_property_value(sg_zone_get_root(), "mring_sw");
+    mring_swprof_t prof = {0};
+    if (sw && mring_swprof_parse(sw, &prof, terr, sizeof terr)) {
+        snprintf(err, errlen, "platform %s: mring_sw: %s", file, terr);
+        return 2;
+    }
+    mring_platform_set_profile(pf, &prof);
     return 0;
+}
+
+void mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw)
+{
+    pf->sw = *sw;
+    mring_sg_set_factors(sw->lat, sw->nlat, sw->bw, sw->nbw);
 }
 
 /* The narrowest link of the route from a to b (NULL for an empty route). */
@@ -172,6 +186,7 @@ void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mr
     memset(p, 0, sizeof *p);
     p->ndims = t->ndims;
     p->gamma_bw = sg_host_get_speed(pf->hosts[0]);
+    p->sw = pf->sw;
     for (int i = 0; i < t->ndims; i++) {
         int sharers = 0, own = 0, w, peer;
         const_sg_link_t nl;

@@ -4,6 +4,7 @@
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
+#include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 
 #include <stdio.h>
@@ -54,10 +55,18 @@ static sg_mailbox_t mailbox(int id, int dst, int src, int stream)
     return sg_mailbox_by_name(name);
 }
 
-/* Put a send on the wire. */
+/* The software profile's o (sim.h): an execution on the rank's host, which its streams share. */
+static void overhead(const stream_ctx_t *s)
+{
+    if (s->run->o > 0)
+        sg_actor_execute(s->run->o * sg_host_get_speed(sg_host_self()));
+}
+
+/* Put a send on the wire, after the sender's o. */
 static void start_send(stream_ctx_t *s, req_t *r)
 {
     double bytes = (double)r->op->count * (double)s->coll->k.elsize;
+    overhead(s);
     r->started = 1;
     r->comm = sg_mailbox_put_async(mailbox(s->id, r->op->peer, s->rank, s->stream), s, (long)bytes);
 }
@@ -96,12 +105,16 @@ static int t_comm(void *ctx, const mring_op_t *op, void **out, int is_send)
     return 0;
 }
 
-/* r has finished: a send leaves the queue and the next waiting send to its peer starts. */
+/* r has finished: a receive pays the receiver's o; a send leaves the queue and the next waiting send to
+ * its peer starts. */
 static void complete(stream_ctx_t *s, req_t *r)
 {
-    r->done = 1;
-    if (!r->is_send)
+    if (!r->is_send) {
+        overhead(s);
+        r->done = 1;
         return;
+    }
+    r->done = 1;
     for (req_t **q = &s->sendq; *q; q = &(*q)->next)
         if (*q == r) {
             *q = r->next;

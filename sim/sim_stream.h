@@ -37,6 +37,7 @@ typedef struct stream_ctx {
 struct run {
     int inplace, trace;
     double t0;
+    double o; /* the software profile's o: seconds of the rank's host per message at each end */
     mring_sim_result_t *res;
     int64_t capevents;
     int oom;

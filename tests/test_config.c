@@ -268,7 +268,7 @@ static void registered_generator(void **state)
     for (int r = 0; r < 6; r++)
         for (int i = 0; i < 13; i++)
             assert_true(out[r][i] == (float)(15 * 16 + 6 * i));
-    mring_cost_params_t p = {2, {{1e-6, 1e9, 0, 0}, {1e-6, 1e9, 0, 0}}, 0};
+    mring_cost_params_t p = {.ndims = 2, .link = {{1e-6, 1e9, 0, 0}, {1e-6, 1e9, 0, 0}}};
     double t_toy = mring_cost_closed(&c, (mring_call_t){6000, 4}, &p, 1);
     /* a ring of 6 on uniform links: 2 * 5 steps of (1 us + 1000 floats at 1 GB/s) */
     assert_true(t_toy > 0);

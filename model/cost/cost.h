@@ -42,6 +42,7 @@
 #define MRING_COST_H
 
 #include "config.h"
+#include "swprof.h"
 #include "topology.h"
 
 #include <stddef.h>
@@ -58,6 +59,7 @@ typedef struct mring_cost_params {
     int ndims;
     mring_link_t link[MRING_MAX_DIMS];
     double gamma_bw; /* reduction throughput, bytes of output per second; 0 = free */
+    mring_swprof_t sw; /* software costs (swprof.h); all zero = none */
 } mring_cost_params_t;
 
 /*
@@ -72,7 +74,8 @@ int mring_links_parse(const char *s, const mring_topo_t *t, mring_cost_params_t 
 /* Format p as --links would take it ("1us:36GBps,2us:12.5GBps:4"). Returns buf. */
 char *mring_links_format(const mring_cost_params_t *p, char *buf, size_t len);
 
-/* Time of a message of `bytes` on dimension dim's link shared by m flows (seconds). */
+/* Time of a message of `bytes` on dimension dim's link shared by m flows (seconds), on the wire: the
+ * link's latency and bandwidth with the profile's factors for that size (swprof.h), without o. */
 double mring_cost_msg(const mring_cost_params_t *p, int dim, double bytes, double m);
 /* Time of a REDUCE (copy = 0) or COPY (copy = 1) of `bytes`, m_g streams sharing the GPU. */
 double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg, int copy);

@@ -20,9 +20,11 @@ int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S
                 port[p->link[ld].port * P + (f / S) / p->link[ld].share]++;
         }
     for (int r = 0; r < P; r++) {
-        int mg = 0;
-        for (int j = 0; j < S; j++)
+        int mg = 0, flows = 0;
+        for (int j = 0; j < S; j++) {
             mg += red[r * S + j] > 0;
+            flows += to[r * S + j] >= 0;
+        }
         for (int j = 0; j < S; j++) {
             int f = r * S + j, ld, m = 0;
             if (to[f] < 0)
@@ -33,7 +35,8 @@ int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S
             else
                 for (int k = 0; k < S; k++)
                     m += to[r * S + k] == to[f];
-            double t = mring_cost_msg(p, ld, bytes[f], m) + mring_cost_compute(p, red[f], mg, 0);
+            /* o at the sender and at the receiver, each shared by the rank's flows of the step */
+            double t = 2 * flows * p->sw.o + mring_cost_msg(p, ld, bytes[f], m) + mring_cost_compute(p, red[f], mg, 0);
             if (t > tmax[j])
                 tmax[j] = t;
         }

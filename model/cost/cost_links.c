@@ -87,7 +87,9 @@ int mring_links_parse(const char *s, const mring_topo_t *t, mring_cost_params_t 
 
 double mring_cost_msg(const mring_cost_params_t *p, int dim, double bytes, double m)
 {
-    return p->link[dim].alpha + m * bytes / p->link[dim].bw;
+    const mring_swprof_t *sw = &p->sw;
+    double bf = mring_swprof_factor(sw->bw, sw->nbw, bytes);
+    return p->link[dim].alpha * mring_swprof_factor(sw->lat, sw->nlat, bytes) + m * bytes / (bf * p->link[dim].bw);
 }
 
 double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg, int copy)

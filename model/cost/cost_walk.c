@@ -41,6 +41,7 @@ typedef struct walk {
     wstream_t *ws;     /* P * S */
     double *comp;      /* per global op: completion time, NAN while unknown */
     float *mult;       /* per global op: flows sharing the link, or streams sharing the GPU */
+    float *cpu;        /* per SEND/RECV: the rank's streams paying o in the same step (they share its CPU) */
     int64_t nops;
     int *queue, qhead, qtail, qcap;
     mring_chan_table_t *chan;
@@ -70,7 +71,30 @@ static uint64_t label_bits(const mring_op_t *op)
     return ((uint64_t)op->phase << 24) | ((uint64_t)(uint8_t)op->dim << 16) | op->step; /* 27 bits */
 }
 
-static int count_sharing(walk_t *w)
+/* The sharing key of op (rank r): with cpu, the rank's messages of one kind in a step (their o share the
+ * CPU); else the link a SEND shares, or the GPU a REDUCE/COPY shares.  0 = the op shares nothing. */
+static uint64_t sharing_key(const walk_t *w, int r, const mring_op_t *op, int cpu)
+{
+    if (cpu)
+        return op->kind == MRING_OP_SEND || op->kind == MRING_OP_RECV
+                   ? (3ull << 62) | ((uint64_t)r << 32) | ((uint64_t)op->kind << 28) | label_bits(op)
+                   : 0;
+    if (op->kind == MRING_OP_SEND) {
+        int ld = mring_topo_link_dim(&w->c->topo, r, op->peer);
+        int share = ld >= 0 ? w->p->link[ld].share : 0;
+        if (share > 0) /* port: every flow of the port group in this step and dimension */
+            return (1ull << 62) | ((uint64_t)(r / share) << 32) | ((uint64_t)w->p->link[ld].port << 28) |
+                   label_bits(op);
+        /* point-to-point: the rank's flows to the same peer */
+        return (2ull << 62) | ((uint64_t)r << 44) | ((uint64_t)op->peer << 28) | label_bits(op);
+    }
+    if (op->kind == MRING_OP_REDUCE || op->kind == MRING_OP_COPY)
+        return ((uint64_t)r << 28) | label_bits(op) | (1ull << 60); /* the rank's streams share its GPU */
+    return 0;
+}
+
+/* out[g] = the number of distinct streams whose ops have op g's sharing key. */
+static int count_sharing(walk_t *w, int cpu, float *out)
 {
     rec_t *recs = malloc((size_t)w->nops * sizeof *recs);
     int64_t n = 0;
@@ -83,20 +107,8 @@ static int count_sharing(walk_t *w)
                 rec_t *x = &recs[n];
                 x->gidx = w->ws[r * w->S + s].base + k;
                 x->who = (uint32_t)r * 64u + (uint32_t)s;
-                if (op->kind == MRING_OP_SEND) {
-                    int ld = mring_topo_link_dim(&w->c->topo, r, op->peer);
-                    int share = ld >= 0 ? w->p->link[ld].share : 0;
-                    if (share > 0) /* port: every flow of the port group in this step and dimension */
-                        x->key = (1ull << 62) | ((uint64_t)(r / share) << 32) |
-                                 ((uint64_t)w->p->link[ld].port << 28) | label_bits(op);
-                    else /* point-to-point: the rank's flows to the same peer */
-                        x->key = (2ull << 62) | ((uint64_t)r << 44) | ((uint64_t)op->peer << 28) | label_bits(op);
-                } else if (op->kind == MRING_OP_REDUCE || op->kind == MRING_OP_COPY) {
-                    x->key = ((uint64_t)r << 28) | label_bits(op); /* the rank's streams share its GPU */
-                } else {
-                    continue;
-                }
-                n++;
+                x->key = sharing_key(w, r, op, cpu);
+                n += x->key != 0;
             }
     qsort(recs, (size_t)n, sizeof *recs, rec_cmp);
     for (int64_t i = 0; i < n;) {
@@ -105,7 +117,7 @@ static int count_sharing(walk_t *w)
             if (j == i || recs[j].who != recs[j - 1].who)
                 distinct++;
         for (int64_t k = i; k < j; k++)
-            w->mult[recs[k].gidx] = (float)distinct;
+            out[recs[k].gidx] = (float)distinct;
         i = j;
     }
     free(recs);
@@ -182,7 +194,7 @@ static void post_msg(walk_t *w, int r, int s, const mring_op_t *op, int64_t g, d
     if (!other)
         return;
     const witem_t *snd = is_send ? it : other, *rcv = is_send ? other : it;
-    w->comp[rcv->gidx] = fmax(rcv->t, snd->t);
+    w->comp[rcv->gidx] = fmax(rcv->t, snd->t) + w->p->sw.o * w->cpu[rcv->gidx]; /* the receiver's o */
     if (is_send)
         enqueue(w, rcv->rank * w->S + rcv->stream);
     free(it);
@@ -215,9 +227,10 @@ static void issue(walk_t *w, wstream_t *st, int r, int s, const mring_op_t *op, 
         double *lf = link_free(w, st, key);
         if (!lf)
             return;
-        double start = fmax(t, *lf);
-        *lf = start + w->mult[g] * bytes / w->p->link[ld].bw;
-        w->comp[g] = *lf + w->p->link[ld].alpha;
+        const mring_swprof_t *sw = &w->p->sw;
+        double bf = mring_swprof_factor(sw->bw, sw->nbw, bytes), start = fmax(t + sw->o * w->cpu[g], *lf);
+        *lf = start + w->mult[g] * bytes / (bf * w->p->link[ld].bw);
+        w->comp[g] = *lf + w->p->link[ld].alpha * mring_swprof_factor(sw->lat, sw->nlat, bytes);
         post_msg(w, r, s, op, g, w->comp[g], 1);
         break;
     }
@@ -302,13 +315,14 @@ static int setup(walk_t *w)
     }
     w->comp = malloc((size_t)(w->nops ? w->nops : 1) * sizeof *w->comp);
     w->mult = malloc((size_t)(w->nops ? w->nops : 1) * sizeof *w->mult);
-    if (!w->comp || !w->mult)
+    w->cpu = malloc((size_t)(w->nops ? w->nops : 1) * sizeof *w->cpu);
+    if (!w->comp || !w->mult || !w->cpu)
         return -1;
     for (int64_t g = 0; g < w->nops; g++) {
         w->comp[g] = NAN;
-        w->mult[g] = 1;
+        w->mult[g] = w->cpu[g] = 1;
     }
-    return count_sharing(w);
+    return count_sharing(w, 0, w->mult) || count_sharing(w, 1, w->cpu);
 }
 
 static void teardown(walk_t *w)
@@ -330,6 +344,7 @@ static void teardown(walk_t *w)
     free(w->queue);
     free(w->comp);
     free(w->mult);
+    free(w->cpu);
 }
 
 double mring_cost_walk(const mring_config_t *c, mring_call_t k, const mring_cost_params_t *p, int inplace)

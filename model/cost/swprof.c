@@ -1,0 +1,151 @@
+/* swprof.c - software profiles: parsing, the text form, factor lookup, the named profiles (swprof.h). */
+#include "swprof.h"
+
+#include "units.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Named profiles, each with its source.  mpi-tcp is SMPI's calibration of MPI over TCP on Ethernet:
+ * the defaults of SimGrid 3.32's smpi/lat-factor and smpi/bw-factor (read from the library with
+ * simgrid::config::get_value; the piecewise method is Degomme et al., IEEE TPDS 28(8), 2017). */
+static const struct named {
+    const char *name, *spec, *source;
+} named[] = {
+    {"none", "", "no software costs: the wire's latency and bandwidth only"},
+    {"mpi-tcp",
+     "lat=0:2.01467,257:1.95341,732:1.9503,1426:1.61075,3484:1.88101,5776:2.18796,9376:2.59299,15424:3.48845,"
+     "65472:11.6436;bw=0:0.812084,257:0.338112,732:0.341987,1426:0.608902,3484:0.77493,5776:1.08739,9376:0.58729,"
+     "15424:0.697866,65472:0.940694",
+     "SMPI's calibration of MPI over TCP/Ethernet: SimGrid 3.32's default smpi/lat-factor and smpi/bw-factor"},
+};
+
+const char *mring_swprof_named(int i, const char **spec, const char **source)
+{
+    if (i < 0 || i >= (int)(sizeof named / sizeof named[0]))
+        return NULL;
+    if (spec)
+        *spec = named[i].spec;
+    if (source)
+        *source = named[i].source;
+    return named[i].name;
+}
+
+/* "SIZE:FACTOR,SIZE:FACTOR,..." into pieces (sizes ascending from 0, factors finite and > 0). */
+static int parse_pieces(const char *key, char *list, mring_piece_t *pc, int *n, char *err, size_t errlen)
+{
+    *n = 0;
+    for (char *tok; (tok = strsep(&list, ","));) {
+        char *colon = strchr(tok, ':'), *end;
+        int64_t bytes;
+        double f;
+        if (!colon || *n == MRING_SW_PIECES) {
+            snprintf(err, errlen, "profile %s piece '%s' is not valid; expected SIZE:FACTOR (at most %d pieces)", key,
+                     tok, MRING_SW_PIECES);
+            return -1;
+        }
+        *colon = '\0';
+        f = strtod(colon + 1, &end);
+        if (mring_parse_size(tok, &bytes) || (*n == 0 && bytes != 0) || (*n > 0 && bytes <= pc[*n - 1].bytes)) {
+            snprintf(err, errlen, "profile %s size '%s' is not valid; sizes ascend from 0", key, tok);
+            return -1;
+        }
+        if (end == colon + 1 || *end || !isfinite(f) || f <= 0) {
+            snprintf(err, errlen, "profile %s factor '%s' is not valid; expected a number > 0", key, colon + 1);
+            return -1;
+        }
+        pc[(*n)++] = (mring_piece_t){(double)bytes, f};
+    }
+    return 0;
+}
+
+static int parse_part(char *part, mring_swprof_t *sw, char *err, size_t errlen)
+{
+    char *eq = strchr(part, '=');
+    if (!eq) {
+        snprintf(err, errlen, "profile part '%s' is not valid; expected o=TIME, lat=... or bw=...", part);
+        return -1;
+    }
+    *eq = '\0';
+    if (!strcmp(part, "o")) {
+        if (mring_parse_time(eq + 1, &sw->o) || !isfinite(sw->o)) {
+            snprintf(err, errlen, "profile o '%s' is not valid; expected a time like 1.5us", eq + 1);
+            return -1;
+        }
+        return 0;
+    }
+    if (!strcmp(part, "lat"))
+        return parse_pieces("lat", eq + 1, sw->lat, &sw->nlat, err, errlen);
+    if (!strcmp(part, "bw"))
+        return parse_pieces("bw", eq + 1, sw->bw, &sw->nbw, err, errlen);
+    snprintf(err, errlen, "profile key '%s' is not known; expected o, lat or bw", part);
+    return -1;
+}
+
+int mring_swprof_parse(const char *s, mring_swprof_t *sw, char *err, size_t errlen)
+{
+    mring_swprof_t out = {0};
+    const char *spec = s;
+    char *copy, *rest;
+    int rc = 0;
+    for (int i = 0; mring_swprof_named(i, NULL, NULL); i++)
+        if (!strcmp(s, mring_swprof_named(i, NULL, NULL)))
+            mring_swprof_named(i, &spec, NULL);
+    if (!strchr(spec, '=') && *spec) {
+        snprintf(err, errlen, "profile '%s' is not known; expected a name (none, mpi-tcp) or o=TIME;lat=...;bw=...", s);
+        return -1;
+    }
+    if (!(rest = copy = strdup(spec))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (char *part; !rc && (part = strsep(&rest, ";"));)
+        if (*part)
+            rc = parse_part(part, &out, err, errlen);
+    free(copy);
+    if (!rc)
+        *sw = out;
+    return rc;
+}
+
+/* Append "lat=SIZE:FACTOR,..." (key = lat or bw) to buf at used; returns the new length. */
+static size_t format_pieces(const char *key, const mring_piece_t *pc, int n, char *buf, size_t len, size_t used)
+{
+    if (n > 0 && used < len)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=", used ? ";" : "", key);
+    for (int i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%.17g:%.17g", i ? "," : "", pc[i].bytes, pc[i].factor);
+    return used;
+}
+
+char *mring_swprof_format(const mring_swprof_t *sw, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (sw->o > 0)
+        used += (size_t)snprintf(buf, len, "o=%.17gs", sw->o);
+    used = format_pieces("lat", sw->lat, sw->nlat, buf, len, used);
+    format_pieces("bw", sw->bw, sw->nbw, buf, len, used);
+    return buf;
+}
+
+double mring_swprof_factor(const mring_piece_t *pieces, int n, double bytes)
+{
+    double f = 1;
+    for (int i = 0; i < n && pieces[i].bytes <= bytes; i++)
+        f = pieces[i].factor;
+    return f;
+}
+
+int mring_swprof_active(const mring_swprof_t *sw)
+{
+    for (int i = 0; i < sw->nlat; i++)
+        if (sw->lat[i].factor != 1)
+            return 1;
+    for (int i = 0; i < sw->nbw; i++)
+        if (sw->bw[i].factor != 1)
+            return 1;
+    return sw->o > 0;
+}

@@ -1,0 +1,215 @@
+/*
+ * test_swprof.c - software profiles (model/cost/swprof.h): LogGP's o and piecewise latency/bandwidth
+ * factors, in the model (closed form and walk) and in the simulator (SimGrid's factor callbacks and
+ * an execution of o per message end).
+ *
+ * 1. Parsing: the text form round-trips; named profiles; bad parts get one line naming them.
+ * 2. Exact costs on a contention-free crossbar (`mring platform cluster`, 2 ranks): a ring of 2
+ *    ranks sends 2 messages per rank one after the other, so o adds exactly 4 o, a latency factor
+ *    adds what the model says, and bandwidth factors 0.5 and 0.25 make the transfer term 2x and 4x.
+ * 3. Model == simulate (1e-9 relative) for every profile and configuration on a 4-rank crossbar,
+ *    streams sharing the CPU (2 rings pay their o twice) and flows sharing a link under a factor.
+ * 4. The platform's mring_sw property is read; --profile replaces it; a bad one exits 2.
+ */
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_cli.h"
+#include "swprof.h"
+
+/* ---- 1. parsing ---- */
+
+static void parse_roundtrip(void **st)
+{
+    mring_swprof_t a, b;
+    char err[256], text[1024];
+    (void)st;
+    assert_int_equal(mring_swprof_parse("o=1.5us;lat=0:2,64K:3;bw=0:0.5,1M:0.9", &a, err, sizeof err), 0);
+    assert_true(a.o == 1.5e-6);
+    assert_int_equal(a.nlat, 2);
+    assert_true(a.lat[1].bytes == 65536 && a.lat[1].factor == 3);
+    assert_true(a.bw[1].bytes == 1048576 && a.bw[1].factor == 0.9);
+    assert_true(mring_swprof_factor(a.lat, a.nlat, 65535) == 2 && mring_swprof_factor(a.lat, a.nlat, 65536) == 3);
+    assert_true(mring_swprof_factor(a.bw, 0, 1e9) == 1);
+    mring_swprof_format(&a, text, sizeof text);
+    assert_int_equal(mring_swprof_parse(text, &b, err, sizeof err), 0);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_int_equal(mring_swprof_parse("mpi-tcp", &b, err, sizeof err), 0);
+    assert_int_equal(b.nlat, 9);
+    assert_true(b.bw[8].bytes == 65472 && b.bw[8].factor == 0.940694);
+    assert_int_equal(mring_swprof_parse("none", &b, err, sizeof err), 0);
+    assert_false(mring_swprof_active(&b));
+    assert_true(mring_swprof_active(&a));
+}
+
+static void parse_errors(void **st)
+{
+    static const struct {
+        const char *in, *names;
+    } bad[] = {{"bogus", "'bogus'"},         {"o=fast", "'fast'"},         {"lat=1:2", "'1'"},
+               {"lat=0:2,0:3", "'0'"},       {"bw=0:0", "'0'"},            {"bw=0:-1", "'-1'"},
+               {"bw=0:nan", "'nan'"},        {"x=1", "'x'"},               {"lat=0", "'0'"},
+               {"o=1us;lat=0:1,4K:x", "'x'"}};
+    mring_swprof_t sw;
+    char err[256];
+    (void)st;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        if (mring_swprof_parse(bad[i].in, &sw, err, sizeof err) != -1 || !strstr(err, bad[i].names) ||
+            strchr(err, '\n'))
+            fail_msg("'%s': want one line naming %s, got '%s'", bad[i].in, bad[i].names, err);
+    }
+}
+
+/* ---- 2, 3: costs ---- */
+
+/* The time (us) of `mring CMD --platform P ARGS --profile PROF -b SIZE -e SIZE --format csv`. */
+static double time_us(const char *cmd, const char *method, const char *platform, const char *cfg, const char *prof,
+                      const char *size)
+{
+    char buf[512], *argv[40];
+    const char *args[48];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", cfg);
+    args[n++] = cmd;
+    if (method)
+        args[n++] = "--method", args[n++] = method;
+    args[n++] = "--platform", args[n++] = platform, args[n++] = "--profile", args[n++] = prof;
+    args[n++] = "-b", args[n++] = size, args[n++] = "-e", args[n++] = size, args[n++] = "--format", args[n++] = "csv";
+    int k = 0;
+    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && k < 40; t = strtok_r(NULL, " ", &save))
+        argv[k++] = t;
+    for (int i = 0; i < k; i++)
+        args[n++] = argv[i];
+    args[n] = NULL;
+    struct cli_result r = {0};
+    cli_run_ok(args, &r);
+    char *last = strrchr(r.out, '\n');
+    while (last && last > r.out && last[-1] == '\n')
+        last--;
+    *last = '\0';
+    last = strrchr(r.out, '\n');
+    double t = -1;
+    if (!last || sscanf(last + 1, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf", &t) != 1)
+        fail_msg("%s: no time in '%s'", r.cmd, r.out);
+    cli_free(&r);
+    return t;
+}
+
+static int platforms(void **st)
+{
+    static const char *two[] = {"platform", "cluster", "--nodes", "2", "-o", NULL, NULL},
+                      *four[] = {"platform", "cluster", "--nodes", "4", "-o", NULL, NULL};
+    (void)st;
+    if (sim_tmp_setup(st))
+        return -1;
+    two[5] = strdup(sim_tmp_path("c2.xml"));
+    four[5] = strdup(sim_tmp_path("c4.xml"));
+    return sim_setup_run(two) || sim_setup_run(four);
+}
+
+static void exact_two_ranks(void **st)
+{
+    const char *p = sim_tmp_path("c2.xml"), *cfg = "--algo ring --topo 2";
+    (void)st;
+    double base = time_us("simulate", NULL, p, cfg, "none", "64M"), o = time_us("simulate", NULL, p, cfg, "o=10us", "64M");
+    double small = time_us("simulate", NULL, p, cfg, "none", "4"), lat3 = time_us("simulate", NULL, p, cfg, "lat=0:3", "4");
+    double bw2 = time_us("simulate", NULL, p, cfg, "bw=0:0.5", "64M");
+    double model_small = time_us("model", NULL, p, cfg, "none", "4"), model_lat3 = time_us("model", NULL, p, cfg, "lat=0:3", "4");
+    /* o: 2 messages per rank in sequence, o at each end: 4 x 10 us */
+    assert_true(fabs(o - base - 40.0) < 1e-5 * base);
+    /* a 4-byte call is latency plus a negligible transfer: latency x 3 adds 2 x the latency term, so the
+     * simulated and modelled increments agree and are twice the model's latency part */
+    assert_true(fabs((lat3 - small) - (model_lat3 - model_small)) < 1e-6 * lat3);
+    assert_true(lat3 > small * 2.5);
+    /* bandwidth factors 0.5 and 0.25: the transfer term T becomes 2T and 4T (the reductions keep their
+     * time), so the second increment is 3 times the first; simulate equals the model */
+    double bw4 = time_us("simulate", NULL, p, cfg, "bw=0:0.25", "64M");
+    assert_true(fabs(bw2 - time_us("model", NULL, p, cfg, "bw=0:0.5", "64M")) < 1e-9 * bw2);
+    assert_true(fabs((bw4 - base) - 3 * (bw2 - base)) < 1e-5 * bw4); /* CSV times have 6 digits */
+    assert_true(bw2 - base > 0.5 * base);
+}
+
+static void model_equals_simulate(void **st)
+{
+    static const char *cfgs[] = {"--algo ring --topo 4", "--algo ring --topo 4 --rings 2",
+                                 "--algo rabenseifner --topo 4", "--algo multiring --topo 2x2",
+                                 "--algo multiring --topo 2x2 --rings 2", "--algo rd --topo 4"};
+    static const char *profs[] = {"o=10us", "lat=0:2,64K:3;bw=0:0.5,1M:0.9", "mpi-tcp", "o=2us;bw=0:0.25"};
+    static const char *sizes[] = {"4K", "128K", "4M"};
+    const char *p = sim_tmp_path("c4.xml");
+    (void)st;
+    for (size_t i = 0; i < sizeof cfgs / sizeof cfgs[0]; i++)
+        for (size_t j = 0; j < sizeof profs / sizeof profs[0]; j++)
+            for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+                double s = time_us("simulate", NULL, p, cfgs[i], profs[j], sizes[k]);
+                double c = time_us("model", "closed", p, cfgs[i], profs[j], sizes[k]);
+                double w = time_us("model", "walk", p, cfgs[i], profs[j], sizes[k]);
+                if (fabs(s - c) > 1e-9 * s || fabs(s - w) > 1e-9 * s)
+                    fail_msg("%s --profile '%s' at %s: simulate %.6f, closed %.6f, walk %.6f us", cfgs[i], profs[j],
+                             sizes[k], s, c, w);
+            }
+    /* two rings pay their o twice (they share the rank's CPU): +10 us per message end and step */
+    double one = time_us("simulate", NULL, p, cfgs[0], "o=10us", "4K"), two = time_us("simulate", NULL, p, cfgs[1], "o=10us", "4K");
+    double one0 = time_us("simulate", NULL, p, cfgs[0], "none", "4K"), two0 = time_us("simulate", NULL, p, cfgs[1], "none", "4K");
+    assert_true(fabs((one - one0) - 6 * 2 * 10.0) < 1e-5 * one); /* CSV times have 6 digits */
+    assert_true(fabs((two - two0) - 6 * 2 * 2 * 10.0) < 1e-5 * two);
+}
+
+/* ---- 4. the platform's mring_sw ---- */
+
+static void platform_property(void **st)
+{
+    const char *src = sim_tmp_path("c2.xml"), *dst = sim_tmp_path("c2sw.xml");
+    char cmd[3 * PATH_MAX], out[4096];
+    (void)st;
+    snprintf(cmd, sizeof cmd,
+             "sed 's|<prop id=\"mring_topo\"|<prop id=\"mring_sw\" value=\"o=10us\"/><prop id=\"mring_topo\"|' '%s' > '%s'",
+             src, dst);
+    assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
+    double plain = time_us("simulate", NULL, src, "--algo ring --topo 2", "none", "4K");
+    const char *args[] = {"simulate", "--platform", dst, "--algo", "ring", "-b", "4K", "-e", "4K", "--format", "csv", NULL};
+    struct cli_result r = {0};
+    cli_run_ok(args, &r);
+    double with = -1;
+    char *last = strrchr(r.out, '\n');
+    *last = '\0';
+    last = strrchr(r.out, '\n');
+    assert_int_equal(sscanf(last + 1, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf", &with), 1);
+    cli_free(&r);
+    assert_true(fabs(with - plain - 40.0) < 1e-5 * with);
+    /* --profile none replaces it */
+    assert_true(fabs(time_us("simulate", NULL, dst, "--algo ring --topo 2", "none", "4K") - plain) < 1e-9 * plain);
+    /* a bad property or option: exit 2, one line naming it */
+    snprintf(cmd, sizeof cmd, "sed -i 's|o=10us|o=soon|' '%s'", dst);
+    assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
+    const char *bad[][12] = {{"simulate", "--platform", dst, NULL},
+                             {"simulate", "--platform", src, "--profile", "lat=4K:2", NULL},
+                             {"model", "--topo", "2", "--links", "1us:1GBps", "--profile", "bw=0:0", NULL},
+                             {"tune", "--platform", src, "--profile", "nccl", NULL}};
+    const char *names[] = {"'soon'", "'4K'", "'0'", "'nccl'"};
+    for (int i = 0; i < 4; i++) {
+        cli_run(bad[i], &r);
+        if (!r.exited || r.status != 2 || !strstr(r.err, names[i]) || strchr(r.err, '\n') != strrchr(r.err, '\n'))
+            fail_msg("%s: want exit 2 and one line naming %s, got %d: %s", r.cmd, names[i], r.status, r.err);
+        cli_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parse_roundtrip),     cmocka_unit_test(parse_errors),
+        cmocka_unit_test(exact_two_ranks),     cmocka_unit_test(model_equals_simulate),
+        cmocka_unit_test(platform_property),
+    };
+    return cmocka_run_group_tests(tests, platforms, sim_tmp_teardown);
+}
