@@ -257,6 +257,8 @@ static int write_doc(xw_t *w, const mring_platgen_t *g)
     }
     xw_start_zone(w, g->name, "Full");
     xw_prop(w, "mring_topo", topo);
+    if (g->sw && *g->sw)
+        xw_prop(w, "mring_sw", g->sw);
     for (int r = 0; r < g->racks && !rc; r++)
         rc = mring_platgen_rack(w, g, r);
     for (int r = 0; r < g->racks; r++)

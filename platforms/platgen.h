@@ -60,6 +60,7 @@ typedef struct mring_platgen {
     /* extra XML comments after the standard ones (`mring platform --comment`), e.g. the fits' sources */
     const char *comments[MRING_PLATGEN_MAX_COMMENTS];
     int ncomments;
+    const char *sw; /* the software profile's text form (swprof.h): the root zone's mring_sw; NULL = none */
 } mring_platgen_t;
 
 /* Defaults of a kind: "minsky" (64 nodes, 4 racks), "dgx1" (DGX-1 P100, 32 nodes), "dgxh100" (DGX H100,

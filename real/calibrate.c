@@ -7,7 +7,7 @@
  *   inter  ping-pong between ranks 0 and R (two nodes; needs P > R),
  * over a size sweep (powers of 2), one-way time = half the round trip, the median of --iters round
  * trips after --warmup; every other rank waits at a barrier meanwhile.  Each level is fitted to
- * t(m) = alpha + beta * m by weighted least squares (GSL, see fit_level).  And the reduction
+ * t(m) = alpha + beta * m by weighted least squares (GSL, see calibrate_fit.c).  And the reduction
  * throughput of the host float32 sum kernel the back ends run (mring_reduce), in bytes of result per
  * second: the figure a rank host's `speed` carries in an mring platform.  Point-to-point figures
  * only: allreduce timings, which the calibrated platform will be judged on, are never used.
@@ -17,11 +17,11 @@
  * refitting saved measurements).
  */
 #include "args.h"
+#include "calibrate_load.h"
 #include "dtype.h"
 #include "units.h"
 
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_fit.h>
 #include <jansson.h>
 #include <math.h>
 #include <mpi.h>
@@ -30,29 +30,12 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_POINTS 1024                  /* sizes of a sweep, pairs of --fit-only */
 #define MAX_BYTES (1LL << 30)            /* largest message of a sweep */
 #define REDUCE_BYTES ((int64_t)64 << 20) /* default buffer of the reduction throughput: 64 MiB of float32 */
 #define REDUCE_REPS 5                    /* timed passes over it (median), after one untimed pass */
 #define TAG 0x6361                       /* "ca" */
 
-static const char fit_name[] = "gsl_fit_wlinear, weights 1/t^2 (least squares of relative residuals), then beta "
-                                "refitted by gsl_fit_linear over sizes from 256 KiB when there are 3 or more";
-
-/* Sizes from here on set the bandwidth when there are at least BANDWIDTH_POINTS of them. */
-#define BANDWIDTH_BYTES (256.0 * 1024)
-#define BANDWIDTH_POINTS 3
-
 static int rank0;
-
-/* A run-time failure on some ranks only: the message (any rank), then the whole job goes (no hang). */
-static _Noreturn void die(const char *what)
-{
-    fprintf(stderr, "mring-calibrate: %s\n", what);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
 
 static void help(void)
 {
@@ -71,106 +54,6 @@ static void help(void)
            "  --format F           table (default) or json\n"
            "  --reduce-bytes B     buffer of the reduction throughput (default 64M; multiple of 4, 4K..1G)\n"
            "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit\n");
-}
-
-/* ---- the fit (no MPI) ---- */
-
-typedef struct point {
-    double bytes, time, fit, min; /* B, s (measured: median), s (alpha + beta * bytes), s (fastest) */
-} point_t;
-
-typedef struct level {
-    int n, a, b;            /* points; the two ranks measured (-1 for --fit-only) */
-    point_t pt[MAX_POINTS];
-    double alpha, beta;     /* s, s/B */
-    double max_rel, rms_rel; /* largest and root-mean-square |t - fit| / t */
-    double u_alpha, u_beta, u_max_rel; /* the unweighted fit (gsl_fit_linear), for comparison only */
-} level_t;
-
-/* The plain least-squares line through (m, t), reported beside the weighted one (the largest
- * messages decide it: where the times do not lie on one line, e.g. a token bucket that lets the
- * first bytes through faster, it shows what the large sizes alone say). */
-static void unweighted(level_t *l, const double *m, const double *t)
-{
-    double c00, c01, c11, sumsq;
-    l->u_max_rel = 0;
-    if (gsl_fit_linear(m, 1, t, 1, (size_t)l->n, &l->u_alpha, &l->u_beta, &c00, &c01, &c11, &sumsq)) {
-        l->u_alpha = l->u_beta = l->u_max_rel = NAN;
-        return;
-    }
-    for (int i = 0; i < l->n; i++)
-        l->u_max_rel = fmax(l->u_max_rel, fabs(t[i] - l->u_alpha - l->u_beta * m[i]) / t[i]);
-}
-
-/*
- * beta from the large messages alone: the plain least-squares slope over the sizes from
- * BANDWIDTH_BYTES, when there are BANDWIDTH_POINTS of them.  A real path is not one line: protocol
- * switches (eager to rendezvous) and a token-bucket shaper that lets its first burst through at the
- * wire's speed make mid sizes look faster than the sustained rate, and the relative weights then pull
- * beta towards them (on the testbed: 250 MB/s fitted on a 125 MB/s link).  Allreduce steps of large
- * sizes run at the sustained rate, so the bandwidth comes from where it is sustained; alpha stays the
- * weighted fit's (the small messages').  Points on one line give the same beta either way.
- */
-static void bandwidth_regime(level_t *l, const double *m, const double *t)
-{
-    double lm[MAX_POINTS], lt[MAX_POINTS], a, b, c00, c01, c11, sumsq;
-    size_t k = 0;
-    for (int i = 0; i < l->n; i++)
-        if (m[i] >= BANDWIDTH_BYTES)
-            lm[k] = m[i], lt[k++] = t[i];
-    if (k >= BANDWIDTH_POINTS && !gsl_fit_linear(lm, 1, lt, 1, k, &a, &b, &c00, &c01, &c11, &sumsq) && b > 0)
-        l->beta = b;
-}
-
-/*
- * Fit t = alpha + beta * m to l->pt[] by weighted least squares, weights 1/t^2 (then beta from the
- * large sizes, see bandwidth_regime), and fill the fit and
- * the relative residuals.  Why weighted: a sweep spans 7 decades of size and 4 of time; plain least
- * squares minimises absolute errors, so the largest messages (milliseconds) decide both parameters
- * and alpha (microseconds) comes out as their noise, often wrong by a factor or negative.  With
- * weights 1/t^2 (GSL takes w = 1/sigma^2, here sigma proportional to t) the sum of squared
- * *relative* residuals is minimised: a 10% miss costs the same at 1 B as at 4 MiB, so alpha is set
- * by the small messages and beta by the large ones, and the residuals are in the terms the
- * validation judges predictions in (percent).  Points on a line are fitted exactly.
- * Returns 0, or -1 with a one-line reason in err.
- */
-static int fit_level(level_t *l, char *err, size_t errlen)
-{
-    static double m[MAX_POINTS], t[MAX_POINTS], w[MAX_POINTS];
-    double c00, c01, c11, chisq, sum2 = 0;
-    int distinct = 0;
-    for (int i = 0; i < l->n; i++) {
-        m[i] = l->pt[i].bytes;
-        t[i] = l->pt[i].time;
-        if (!(t[i] > 0) || !isfinite(t[i]) || !(m[i] >= 0) || !isfinite(m[i])) {
-            snprintf(err, errlen, "point %d (%g B, %g s): expected bytes >= 0 and a time > 0", i + 1, m[i], t[i]);
-            return -1;
-        }
-        w[i] = 1 / (t[i] * t[i]);
-        distinct |= m[i] != m[0];
-    }
-    if (l->n < 2 || !distinct) {
-        snprintf(err, errlen, "%d point(s) of %s size: a line needs at least 2 different sizes", l->n,
-                 l->n ? "one" : "no");
-        return -1;
-    }
-    if (gsl_fit_wlinear(m, 1, w, 1, t, 1, (size_t)l->n, &l->alpha, &l->beta, &c00, &c01, &c11, &chisq) ||
-        !isfinite(l->alpha) || !isfinite(l->beta)) {
-        snprintf(err, errlen, "the least-squares fit failed (GSL)");
-        return -1;
-    }
-    bandwidth_regime(l, m, t);
-    l->max_rel = 0;
-    for (int i = 0; i < l->n; i++) {
-        double r;
-        l->pt[i].fit = l->alpha + l->beta * m[i];
-        r = fabs(t[i] - l->pt[i].fit) / t[i];
-        l->max_rel = r > l->max_rel ? r : l->max_rel;
-        sum2 += r * r;
-    }
-    l->rms_rel = sqrt(sum2 / l->n);
-    unweighted(l, m, t);
-    return 0;
 }
 
 /* ---- output ---- */
@@ -192,8 +75,10 @@ static json_t *level_json(const level_t *l)
     o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:o}", "alpha_s", l->alpha, "beta_s_per_byte", l->beta,
                   "bandwidth_Bps", l->beta > 0 ? 1 / l->beta : 0.0, "max_rel_residual", l->max_rel,
                   "rms_rel_residual", l->rms_rel, "points", pts);
-    if (l->a >= 0)
+    if (l->a >= 0) {
         json_object_set_new(o, "ranks", json_pack("[i, i]", l->a, l->b));
+        json_object_set_new(o, "pairs", json_integer(l->pairs));
+    }
     if (isfinite(l->u_alpha) && isfinite(l->u_beta) && isfinite(l->u_max_rel))
         json_object_set_new(o, "unweighted", json_pack("{s:f, s:f, s:f, s:f}", "alpha_s", l->u_alpha, "beta_s_per_byte",
                                                        l->u_beta, "bandwidth_Bps", l->u_beta > 0 ? 1 / l->u_beta : 0.0,
@@ -222,6 +107,32 @@ static void level_table(const char *name, const level_t *l)
         printf(" (ranks %d and %d)", l->a, l->b);
     printf("\n# %s unweighted, for comparison: alpha %.4g us, bandwidth %.4g GB/s, max |residual| %.2f%%\n", name,
            l->u_alpha * 1e6, l->u_beta > 0 ? 1e-9 / l->u_beta : 0.0, 100 * l->u_max_rel);
+}
+
+/* A fitted software profile as JSON: its text form (the platform's mring_sw), o, the wire line it scales,
+ * the factors per segment and the residuals. */
+static json_t *profile_json(const calib_profile_t *p)
+{
+    char text[2048];
+    json_t *f = json_array();
+    for (int i = 0; i < p->sw.nlat; i++)
+        json_array_append_new(f, json_pack("{s:f, s:f, s:f}", "from_bytes", p->sw.lat[i].bytes, "lat_factor",
+                                           p->sw.lat[i].factor, "bw_factor", p->sw.bw[i].factor));
+    return json_pack("{s:s, s:f, s:f, s:f, s:o, s:f, s:f}", "mring_sw", mring_swprof_format(&p->sw, text, sizeof text),
+                     "o_s", p->sw.o, "wire_alpha_s", p->alpha, "beta_s_per_byte", p->beta, "factors", f,
+                     "max_rel_residual", p->max_rel, "rms_rel_residual", p->rms_rel);
+}
+
+/* The same as table lines. */
+static void profile_table(const char *level, const calib_profile_t *p)
+{
+    char text[2048];
+    printf("# profile (%s): o %.4g us, wire alpha %.4g us; factors from size: lat, bw\n", level, p->sw.o * 1e6,
+           p->alpha * 1e6);
+    for (int i = 0; i < p->sw.nlat; i++)
+        printf("  profile %12.0f %9.4f %9.4f\n", p->sw.lat[i].bytes, p->sw.lat[i].factor, p->sw.bw[i].factor);
+    printf("# profile: max |residual| %.2f%%, rms %.2f%%; mring_sw %s\n", 100 * p->max_rel, 100 * p->rms_rel,
+           mring_swprof_format(&p->sw, text, sizeof text));
 }
 
 /* Print a JSON object on stdout (indented, keys in insertion order); 0 or -1. */
@@ -256,30 +167,39 @@ static void read_pairs(level_t *l)
     }
 }
 
-static int fit_only(int json)
+/* --fit-only: the line of the pairs on stdin, and with --o (o >= 0) the software profile. */
+static int fit_only(int json, double o)
 {
     static level_t l;
+    calib_profile_t p;
     char err[256];
     read_pairs(&l);
-    if (fit_level(&l, err, sizeof err))
+    if (calib_fit_level(&l, err, sizeof err) || (o >= 0 && calib_fit_profile(&l, o, &p, err, sizeof err)))
         cli_usage_error(NULL, "%s", err);
     if (!json) {
-        printf("# mring-calibrate --fit-only: %s\n", fit_name);
+        printf("# mring-calibrate --fit-only: %s\n", calib_fit_name);
         level_table("stdin", &l);
+        if (o >= 0)
+            profile_table("stdin", &p);
         return 0;
     }
-    return print_json(json_pack("{s:s, s:o}", "fit", fit_name, "level", level_json(&l))) ? 1 : 0;
+    json_t *j = json_pack("{s:s, s:o}", "fit", calib_fit_name, "level", level_json(&l));
+    if (o >= 0)
+        json_object_set_new(j, "profile", profile_json(&p));
+    return print_json(j) ? 1 : 0;
 }
 
 /* ---- options ---- */
 
 typedef struct opts {
-    int rpn, iters, warmup, json, fit_only;
+    int rpn, iters, warmup, json, fit_only, one_pair;
+    double fit_o;         /* --fit-only --o: s per message end, < 0 unset */
     int64_t minb, maxb;   /* B */
     int64_t reduce_bytes; /* B */
 } opts_t;
 
-enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE };
+enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE, OPT_ONE_PAIR,
+       OPT_O };
 
 static void parse_sizes(const char *s, opts_t *o)
 {
@@ -298,10 +218,11 @@ static void parse(int argc, char **argv, opts_t *o)
         {"ranks-per-node", required_argument, 0, OPT_RPN}, {"sizes", required_argument, 0, OPT_SIZES},
         {"iters", required_argument, 0, OPT_ITERS},        {"warmup", required_argument, 0, OPT_WARMUP},
         {"format", required_argument, 0, OPT_FORMAT},      {"fit-only", no_argument, 0, OPT_FIT_ONLY},
-        {"reduce-bytes", required_argument, 0, OPT_REDUCE},
-        {"help", no_argument, 0, 'h'},                     {0, 0, 0, 0}};
+        {"reduce-bytes", required_argument, 0, OPT_REDUCE}, {"one-pair", no_argument, 0, OPT_ONE_PAIR},
+        {"o", required_argument, 0, OPT_O},                {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     int opt;
-    *o = (opts_t){.iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20, .reduce_bytes = REDUCE_BYTES};
+    *o = (opts_t){.iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20, .reduce_bytes = REDUCE_BYTES, .fit_o = -1};
     while ((opt = cli_getopt(NULL, argc, argv, "h", opts)) != -1) {
         switch (opt) {
         case OPT_RPN: o->rpn = cli_int(NULL, "--ranks-per-node", optarg, 1, 1 << 20); break;
@@ -314,6 +235,11 @@ static void parse(int argc, char **argv, opts_t *o)
             o->json = !strcmp(optarg, "json");
             break;
         case OPT_FIT_ONLY: o->fit_only = 1; break;
+        case OPT_ONE_PAIR: o->one_pair = 1; break;
+        case OPT_O:
+            if (mring_parse_time(optarg, &o->fit_o) || !(o->fit_o < 1))
+                cli_usage_error(NULL, "--o '%s' is not valid; expected a time like 10us", optarg);
+            break;
         case OPT_REDUCE:
             o->reduce_bytes = cli_size(NULL, "--reduce-bytes", optarg);
             if (o->reduce_bytes < 4096 || o->reduce_bytes > MAX_BYTES || o->reduce_bytes % 4)
@@ -333,85 +259,6 @@ static void parse(int argc, char **argv, opts_t *o)
 
 /* ---- measurements (MPI) ---- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of v[0..n-1] (sorts v). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* A barrier that waits asleep: MPI's own spins, and ranks idling beside a measurement must leave the
- * cores to it (an emulated cluster runs every rank on one machine, often more ranks than cores). */
-static void quiet_barrier(void)
-{
-    MPI_Request req;
-    int done = 0;
-    struct timespec nap = {0, 50000}; /* 50 us */
-    MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE))
-        nanosleep(&nap, NULL);
-}
-
-/* One-way time of a `bytes` message between ranks a and b (s): half the round trip, median of
- * o->iters round trips after o->warmup (*fastest: the least).  Collective: the other ranks wait at
- * the barriers.  Meaningful on rank a (0 elsewhere). */
-static double pingpong(const opts_t *o, int me, int a, int b, char *buf, int64_t bytes, double *t, double *fastest)
-{
-    int n = (int)bytes;
-    quiet_barrier();
-    for (int i = -o->warmup; i < o->iters; i++) {
-        if (me == a) {
-            double t0 = MPI_Wtime();
-            MPI_Send(buf, n, MPI_BYTE, b, TAG, MPI_COMM_WORLD);
-            MPI_Recv(buf, n, MPI_BYTE, b, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            if (i >= 0)
-                t[i] = (MPI_Wtime() - t0) / 2;
-        } else if (me == b) {
-            MPI_Recv(buf, n, MPI_BYTE, a, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, n, MPI_BYTE, a, TAG, MPI_COMM_WORLD);
-        }
-    }
-    quiet_barrier();
-    if (me != a)
-        return *fastest = 0;
-    double med = median(t, o->iters); /* sorts t */
-    *fastest = t[0];
-    return med;
-}
-
-/* Measure the level between ranks a and b over the sweep into l, and fit it on rank 0.  Collective. */
-static void measure_level(const opts_t *o, int me, int a, int b, level_t *l)
-{
-    char *buf = calloc(1, (size_t)o->maxb);
-    double *t = malloc((size_t)o->iters * sizeof *t);
-    char err[256], msg[320];
-    if (!buf || !t)
-        die("out of memory (message buffer)");
-    l->n = 0;
-    l->a = a;
-    l->b = b;
-    for (int64_t m = o->minb; m <= o->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
-        point_t *p = &l->pt[l->n];
-        p->bytes = (double)m;
-        p->time = pingpong(o, me, a, b, buf, m, t, &p->min);
-    }
-    free(buf);
-    free(t);
-    if (me == 0 && fit_level(l, err, sizeof err)) {
-        snprintf(msg, sizeof msg, "ranks %d and %d: %s", a, b, err);
-        die(msg);
-    }
-    if (me == 0 && !(l->alpha > 0 && l->beta > 0))
-        fprintf(stderr, "mring-calibrate: warning: ranks %d and %d: alpha %g s, beta %g s/B is not physical: the "
-                "times are noise (a loaded machine?); measure again\n", a, b, l->alpha, l->beta);
-}
-
 /* Seconds of one pass of the host float32 sum kernel (mring_reduce, as the back ends call it) over
  * count elements: the median of REDUCE_REPS passes after an untimed one that faults the pages in. */
 static double reduce_pass(float *dst, const float *src, size_t count)
@@ -423,7 +270,7 @@ static double reduce_pass(float *dst, const float *src, size_t count)
         mring_reduce(dst, src, count, MRING_FLOAT32, MRING_SUM, 0);
         t[i] = MPI_Wtime() - t0;
     }
-    return median(t, REDUCE_REPS);
+    return calib_median(t, REDUCE_REPS);
 }
 
 /* Reduction throughput in bytes of result per second: *alone = rank 0 with the others waiting,
@@ -435,12 +282,12 @@ static void reduce_rates(const opts_t *o, int me, double *alone, double *all)
     float *dst = malloc(bytes), *src = malloc(bytes);
     double mine, slowest = 0;
     if (!dst || !src)
-        die("out of memory (2 buffers for the reduction throughput)");
+        calib_die("out of memory (2 buffers for the reduction throughput)");
     for (size_t i = 0; i < count; i++)
         dst[i] = src[i] = 1.0f;
-    quiet_barrier();
+    calib_quiet_barrier();
     *alone = me == 0 ? (double)bytes / reduce_pass(dst, src, count) : 0;
-    quiet_barrier();
+    calib_quiet_barrier();
     mine = reduce_pass(dst, src, count);
     MPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
     *all = (double)bytes / slowest;
@@ -451,9 +298,12 @@ static void reduce_rates(const opts_t *o, int me, double *alone, double *all)
 /* ---- the report (rank 0) ---- */
 
 typedef struct result {
-    int P, R;
+    int P, R, one_pair;
     const level_t *intra, *inter; /* NULL: not measured */
     double reduce, reduce_all;    /* B/s */
+    double o_send, o_recv;        /* s; 0: not measured (one node) */
+    const calib_profile_t *prof;  /* NULL: none fitted */
+    const char *prof_level;       /* the level it was fitted to */
 } result_t;
 
 static int report(const opts_t *o, const result_t *r)
@@ -465,18 +315,30 @@ static int report(const opts_t *o, const result_t *r)
     if (!o->json) {
         printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d round trips after %d;\n"
                "# fit %s; %s\n", r->P, r->R, (long long)o->minb, (long long)o->maxb, o->iters, o->warmup,
-               fit_name, lib);
+               calib_fit_name, lib);
         level_table("intra", r->intra);
         level_table("inter", r->inter);
+        printf("# pairs at once: %d intra, %d inter%s; o: %.4g us per send, %.4g us per receive (8 B, inter pairs)\n",
+               r->intra ? r->intra->pairs : 0, r->inter ? r->inter->pairs : 0, r->one_pair ? " (--one-pair)" : "",
+               r->o_send * 1e6, r->o_recv * 1e6);
+        if (r->prof)
+            profile_table(r->prof_level, r->prof);
         printf("# reduce: %.4g GB/s (rank 0 alone), %.4g GB/s per rank with all %d at once (float32 sum, %lld B)\n",
                r->reduce / 1e9, r->reduce_all / 1e9, r->P, (long long)o->reduce_bytes);
         return fflush(stdout) ? 1 : 0;
     }
     json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:s, s:s}", "ranks", r->P, "ranks_per_node", r->R, "nodes",
-                          (r->P + r->R - 1) / r->R, "iters", o->iters, "warmup", o->warmup, "fit", fit_name,
+                          (r->P + r->R - 1) / r->R, "iters", o->iters, "warmup", o->warmup, "fit", calib_fit_name,
                           "mpi_library", lib);
     json_object_set_new(j, "intra", level_json(r->intra));
     json_object_set_new(j, "inter", level_json(r->inter));
+    json_object_set_new(j, "o_send_s", json_real(r->o_send));
+    json_object_set_new(j, "o_recv_s", json_real(r->o_recv));
+    if (r->prof) {
+        json_t *p = profile_json(r->prof);
+        json_object_set_new(p, "level", json_string(r->prof_level));
+        json_object_set_new(j, "profile", p);
+    }
     json_object_set_new(j, "reduce_Bps", json_real(r->reduce));
     json_object_set_new(j, "reduce_all_Bps", json_real(r->reduce_all));
     json_object_set_new(j, "reduce_bytes", json_integer((json_int_t)o->reduce_bytes));
@@ -508,7 +370,7 @@ int main(int argc, char **argv)
         rank0 = 1;
         cli_set_program("mring-calibrate", 0, NULL);
         parse(argc, argv, &o);
-        return fit_only(o.json);
+        return fit_only(o.json, o.fit_o);
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -521,13 +383,26 @@ int main(int argc, char **argv)
     if (o.rpn > r.P || r.P % o.rpn)
         cli_usage_error(NULL, "--ranks-per-node %d does not divide the %d ranks of the job", o.rpn, r.P);
     r.R = o.rpn;
+    r.one_pair = o.one_pair;
+    calib_load_t lp = {r.P, r.R, o.iters, o.warmup, o.minb, o.maxb, o.one_pair};
     if (r.R >= 2)
-        measure_level(&o, me, 0, 1, &intra);
-    if (r.P > r.R)
-        measure_level(&o, me, 0, r.R, &inter);
+        calib_measure_level(&lp, me, 0, &intra);
+    if (r.P > r.R) {
+        calib_measure_level(&lp, me, 1, &inter);
+        calib_measure_overhead(&lp, me, &r.o_send, &r.o_recv);
+    }
     r.intra = r.R >= 2 ? &intra : NULL;
     r.inter = r.P > r.R ? &inter : NULL;
     reduce_rates(&o, me, &r.reduce, &r.reduce_all);
+    static calib_profile_t prof;
+    char err[256];
+    r.prof_level = r.inter ? "inter" : "intra";
+    if (rank0 && (r.inter || r.intra)) { /* the level that bounds an allreduce across nodes */
+        if (calib_fit_profile(r.inter ? r.inter : r.intra, (r.o_send + r.o_recv) / 2, &prof, err, sizeof err))
+            fprintf(stderr, "mring-calibrate: warning: no software profile: %s\n", err);
+        else
+            r.prof = &prof;
+    }
     int rc = rank0 ? report(&o, &r) : 0;
     MPI_Finalize();
     return rc;

@@ -46,7 +46,9 @@ static void help(void)
            "  --inter LAT:BW         testbed: route between ranks of two nodes, e.g. 60us:125MBps (exactly)\n"
            "  --reduce B             a rank's reduction throughput (= --gpu-speed), e.g. 3GBps\n"
            "  --comment TEXT         an XML comment after the standard ones (repeatable; no \"--\" inside),\n"
-           "                         e.g. where a figure comes from\n");
+           "                         e.g. where a figure comes from\n"
+           "  --profile P            the software costs of its stack, in the root zone's mring_sw: a name\n"
+           "                         (none, mpi-tcp) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,... (see mring simulate)\n");
 }
 
 enum { OPT_NODES = OPT_FIRST_FREE, OPT_RACKS, OPT_GPN, OPT_NICS, OPT_NICBW, OPT_NICLAT, OPT_NVBW, OPT_NVLAT,
@@ -101,6 +103,15 @@ static void figure_opt(const char *cmd, mring_platgen_t *g, int opt, const char 
     case OPT_NAME: g->name = arg; break;
     case OPT_INTRA: route_figures(cmd, g, "--intra", arg, &g->intra_lat, &g->intra_bw); break;
     case OPT_INTER: route_figures(cmd, g, "--inter", arg, &g->inter_lat, &g->inter_bw); break;
+    case OPT_PROFILE: {
+        static char text[2048];
+        mring_swprof_t sw;
+        char err[256];
+        if (mring_swprof_parse(arg, &sw, err, sizeof err))
+            cli_usage_error(cmd, "--%s", err);
+        g->sw = mring_swprof_format(&sw, text, sizeof text);
+        break;
+    }
     case OPT_COMMENT:
         if (g->ncomments == MRING_PLATGEN_MAX_COMMENTS)
             cli_usage_error(cmd, "--comment: more than %d", MRING_PLATGEN_MAX_COMMENTS);
@@ -121,7 +132,7 @@ int cmd_platform(int argc, char **argv)
         {"oversubscription", required_argument, 0, OPT_OVER}, {"name", required_argument, 0, OPT_NAME},
         {"intra", required_argument, 0, OPT_INTRA}, {"inter", required_argument, 0, OPT_INTER},
         {"reduce", required_argument, 0, OPT_SPEED}, {"comment", required_argument, 0, OPT_COMMENT},
-        {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
+        {"profile", required_argument, 0, OPT_PROFILE}, {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     const char *cmd = "platform", *out = NULL;
     mring_platgen_t g;
     char err[512];

@@ -152,6 +152,9 @@ static int calibrate_json_once(void)
         fail_msg("%s: want ranks 4, ranks_per_node 2, nodes 2 and the fit named:\n%s", r.cmd, r.out);
     int sane = check_level(json_object_get(j, "intra"), 17, 1, "intra", r.cmd, why[0], sizeof why[0]);
     sane &= check_level(json_object_get(j, "inter"), 17, 1, "inter", r.cmd, why[1], sizeof why[1]);
+    if (num(json_object_get(j, "intra"), "pairs", r.cmd) != 2 || num(json_object_get(j, "inter"), "pairs", r.cmd) != 2 ||
+        !(num(j, "o_send_s", r.cmd) > 0) || !(num(j, "o_recv_s", r.cmd) > 0))
+        fail_msg("%s: want 2 pairs at once per level and o measured:\n%s", r.cmd, r.out);
     if (!(num(j, "reduce_Bps", r.cmd) > 0) || !(num(j, "reduce_all_Bps", r.cmd) > 0) ||
         num(j, "reduce_bytes", r.cmd) != 64 << 20)
         fail_msg("%s: want reduction throughputs > 0 over 64 MiB:\n%s", r.cmd, r.out);
@@ -255,6 +258,39 @@ static void test_fit_bandwidth_regime(void **state)
     if (!close_rel(fb, 8e-9, 1e-9))
         fail_msg("two regimes: beta %.10g, want the sustained 8e-9 s/B", fb);
     json_decref(root);
+}
+
+/* points from a known profile (o = 2 us, wire 10 us + 1 ns/B, factors per segment): --fit-only --o 2us gives
+ * back the segments' factors relative to each other and times with zero residual */
+static void test_fit_profile(void **state)
+{
+    const double L[] = {1, 2, 3, 1.5}, B[] = {1, 0.5, 0.8, 0.9}, from[] = {0, 4096, 65536, 1048576};
+    const char *argv[] = {calibrate_bin(0), "--fit-only", "--o", "2us", "--format", "json", NULL};
+    char pairs[4096];
+    size_t n = 0;
+    struct cli_result r;
+    (void)state;
+    for (long m = 1; m <= 16L << 20; m *= 2) {
+        int s = m >= 1048576 ? 3 : m >= 65536 ? 2 : m >= 4096 ? 1 : 0;
+        n += (size_t)snprintf(pairs + n, sizeof pairs - n, "%ld %.17g\n", m, 4e-6 + 10e-6 * L[s] + 1e-9 * m / B[s]);
+    }
+    run(argv, pairs, &r);
+    want_exit0(&r);
+    json_t *root = parse_json(&r), *p = json_object_get(root, "profile"), *f = json_object_get(p, "factors");
+    if (!json_is_object(p) || json_array_size(f) != 4 || num(p, "o_s", r.cmd) != 2e-6 ||
+        !(num(p, "max_rel_residual", r.cmd) < 1e-9) || !json_is_string(json_object_get(p, "mring_sw")))
+        fail_msg("%s: want a profile of o 2 us, 4 segments, zero residual:\n%s", r.cmd, r.out);
+    json_t *f0 = json_array_get(f, 0);
+    for (int s = 0; s < 4; s++) {
+        json_t *fs = json_array_get(f, (size_t)s);
+        double lr = num(fs, "lat_factor", r.cmd) / num(f0, "lat_factor", r.cmd),
+               br = num(fs, "bw_factor", r.cmd) / num(f0, "bw_factor", r.cmd);
+        if (num(fs, "from_bytes", r.cmd) != from[s] || !close_rel(lr, L[s], 1e-9) || !close_rel(br, B[s], 1e-9))
+            fail_msg("%s: segment %d: from %g, latency ratio %.12g (want %g), bandwidth ratio %.12g (want %g)", r.cmd,
+                     s, num(fs, "from_bytes", r.cmd), lr, L[s], br, B[s]);
+    }
+    json_decref(root);
+    cli_free(&r);
 }
 
 /* scattered points: the fit minimises sum ((t - a - b m) / t)^2, i.e. weights 1/t^2 (closed form) */
@@ -474,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_fit_weighted),
         cmocka_unit_test(test_fit_bandwidth_regime),
         cmocka_unit_test(test_fit_bad_input),
+        cmocka_unit_test(test_fit_profile),
         cmocka_unit_test(test_platform_testbed_routes),
         cmocka_unit_test(test_platform_testbed_one_node),
         cmocka_unit_test(test_platform_testbed_bad),

@@ -116,7 +116,7 @@ static size_t format_pieces(const char *key, const mring_piece_t *pc, int n, cha
     if (n > 0 && used < len)
         used += (size_t)snprintf(buf + used, len - used, "%s%s=", used ? ";" : "", key);
     for (int i = 0; i < n && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, "%s%.17g:%.17g", i ? "," : "", pc[i].bytes, pc[i].factor);
+        used += (size_t)snprintf(buf + used, len - used, "%s%.15g:%.15g", i ? "," : "", pc[i].bytes, pc[i].factor);
     return used;
 }
 
@@ -125,7 +125,7 @@ char *mring_swprof_format(const mring_swprof_t *sw, char *buf, size_t len)
     size_t used = 0;
     buf[0] = '\0';
     if (sw->o > 0)
-        used += (size_t)snprintf(buf, len, "o=%.17gs", sw->o);
+        used += (size_t)snprintf(buf, len, "o=%.15gs", sw->o);
     used = format_pieces("lat", sw->lat, sw->nlat, buf, len, used);
     format_pieces("bw", sw->bw, sw->nbw, buf, len, used);
     return buf;

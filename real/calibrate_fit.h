@@ -1,0 +1,55 @@
+/*
+ * calibrate_fit.h - the fits of mring-calibrate (no MPI): t(m) = alpha + beta * m per level, and the
+ * software profile (swprof.h) that explains what that line does not: LogGP's o, measured apart, and
+ * piecewise latency and bandwidth factors over message-size segments.
+ */
+#ifndef MRING_CALIBRATE_FIT_H
+#define MRING_CALIBRATE_FIT_H
+
+#include "swprof.h"
+
+#include <stddef.h>
+
+#define MAX_POINTS 1024 /* sizes of a sweep, pairs of --fit-only */
+
+/* How the line is fitted (reported with the figures). */
+extern const char calib_fit_name[];
+
+typedef struct point {
+    double bytes, time, fit, min; /* B, s (measured: median), s (alpha + beta * bytes), s (fastest) */
+} point_t;
+
+typedef struct level {
+    int n, a, b;            /* points; the two ranks measured (-1 for --fit-only) */
+    int pairs;              /* pairs measured at once (their median per size is the point) */
+    point_t pt[MAX_POINTS];
+    double alpha, beta;     /* s, s/B */
+    double max_rel, rms_rel; /* largest and root-mean-square |t - fit| / t */
+    double u_alpha, u_beta, u_max_rel; /* the unweighted fit (gsl_fit_linear), for comparison only */
+} level_t;
+
+/*
+ * Fit t = alpha + beta * m to l->pt[] by least squares weighted 1/t^2 (relative residuals), then beta
+ * from the sizes from 256 KiB when there are 3 or more (see calibrate_fit.c); fills the fit and the
+ * residuals.  Returns 0, or -1 with a one-line reason in err (a point not > 0, fewer than 2 sizes).
+ */
+int calib_fit_level(level_t *l, char *err, size_t errlen);
+
+/* A software profile fitted to a level. */
+typedef struct calib_profile {
+    mring_swprof_t sw;       /* o and the factors */
+    double alpha, beta;      /* the wire line the factors scale: alpha = the level's alpha - 2 o (s), beta (s/B) */
+    double max_rel, rms_rel; /* residuals of 2 o + alpha L(m) + m beta / B(m) against the points */
+} calib_profile_t;
+
+/*
+ * The profile of level l (fitted first) given o (s per message end, measured apart): the wire line is
+ * the level's with 2 o taken out of alpha; in each segment of message sizes [0, 4K), [4K, 64K),
+ * [64K, 1M), [1M, ...) with 2 or more points the segment's own weighted line a + b m of t - 2 o gives
+ * L = a / alpha and B = beta / b (SMPI's piecewise calibration, Degomme et al., IEEE TPDS 2017); a
+ * segment whose line is not physical (a or b <= 0) or has fewer points keeps factor 1.  Returns 0, or
+ * -1 with err when o leaves no latency (2 o >= alpha).
+ */
+int calib_fit_profile(const level_t *l, double o, calib_profile_t *p, char *err, size_t errlen);
+
+#endif

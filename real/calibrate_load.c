@@ -1,0 +1,191 @@
+/* calibrate_load.c - mring-calibrate's measurements under load (calibrate_load.h). */
+#include "calibrate_load.h"
+
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TAG 0x6361     /* "ca" */
+#define O_SEND_MESSAGES 64 /* messages per round of o_send */
+#define O_RECV_MESSAGES 8  /* messages per round of o_recv */
+#define O_BYTES 8          /* their size: eager on every stack */
+
+_Noreturn void calib_die(const char *what)
+{
+    fprintf(stderr, "mring-calibrate: %s\n", what);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double calib_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void nap(long ns)
+{
+    struct timespec t = {ns / 1000000000L, ns % 1000000000L};
+    nanosleep(&t, NULL);
+}
+
+void calib_quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE))
+        nap(50000); /* 50 us */
+}
+
+int calib_partner(const calib_load_t *lp, int me, int inter)
+{
+    int node = me / lp->R, local = me % lp->R, nodes = lp->P / lp->R, q;
+    if (inter)
+        q = node % 2 == 0 ? (node + 1 < nodes ? me + lp->R : -1) : me - lp->R;
+    else
+        q = local % 2 == 0 ? (local + 1 < lp->R ? me + 1 : -1) : me - 1;
+    if (lp->one_pair && me != 0 && q != 0)
+        return -1;
+    return q;
+}
+
+/* The median over the pairs of each pair's value v (on the lower rank of a pair; others give a negative
+ * value): gathered on rank 0. */
+static double across_pairs(const calib_load_t *lp, double v)
+{
+    double *all = malloc((size_t)lp->P * sizeof *all), med = 0;
+    int me, n = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    if (!all)
+        calib_die("out of memory (gathering the pairs)");
+    MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int i = 0; me == 0 && i < lp->P; i++)
+        if (all[i] >= 0)
+            all[n++] = all[i];
+    if (me == 0 && n > 0)
+        med = calib_median(all, n);
+    free(all);
+    return med;
+}
+
+/* One-way time of a `bytes` message to partner q, on the lower rank of the pair (-1 elsewhere): half the
+ * round trip, the median of lp->iters after lp->warmup (*fastest: the least).  Every pair at once. */
+static double pingpong(const calib_load_t *lp, int me, int q, char *buf, int64_t bytes, double *t, double *fastest)
+{
+    int n = (int)bytes;
+    calib_quiet_barrier();
+    for (int i = -lp->warmup; i < lp->iters && q >= 0; i++) {
+        if (me < q) {
+            double t0 = MPI_Wtime();
+            MPI_Send(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD);
+            MPI_Recv(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (i >= 0)
+                t[i] = (MPI_Wtime() - t0) / 2;
+        } else {
+            MPI_Recv(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD);
+        }
+    }
+    calib_quiet_barrier();
+    if (q < 0 || me > q)
+        return *fastest = -1;
+    double med = calib_median(t, lp->iters); /* sorts t */
+    *fastest = t[0];
+    return med;
+}
+
+void calib_measure_level(const calib_load_t *lp, int me, int inter, level_t *l)
+{
+    char *buf = calloc(1, (size_t)lp->maxb);
+    double *t = malloc((size_t)lp->iters * sizeof *t);
+    char err[256], msg[320];
+    int q = calib_partner(lp, me, inter), pair = q >= 0 && me < q, npairs = 0;
+    if (!buf || !t)
+        calib_die("out of memory (message buffer)");
+    MPI_Reduce(&pair, &npairs, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    *l = (level_t){.a = 0, .b = calib_partner(lp, 0, inter), .pairs = npairs};
+    for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
+        point_t *p = &l->pt[l->n];
+        double fastest, mine = pingpong(lp, me, q, buf, m, t, &fastest), least = 0;
+        MPI_Reduce(fastest >= 0 ? &fastest : &(double){INFINITY}, &least, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+        p->bytes = (double)m;
+        p->time = across_pairs(lp, mine);
+        p->min = least; /* the fastest round trip of any pair */
+    }
+    free(buf);
+    free(t);
+    if (me == 0 && calib_fit_level(l, err, sizeof err)) {
+        snprintf(msg, sizeof msg, "ranks %d and %d: %s", l->a, l->b, err);
+        calib_die(msg);
+    }
+    if (me == 0 && !(l->alpha > 0 && l->beta > 0))
+        fprintf(stderr, "mring-calibrate: warning: ranks %d and %d: alpha %g s, beta %g s/B is not physical: the "
+                "times are noise (a loaded machine?); measure again\n", l->a, l->b, l->alpha, l->beta);
+}
+
+/* One round of o: the lower rank q > me sends O_SEND_MESSAGES to receives its partner posted beforehand (the
+ * sender's time per MPI_Send: o_send, or the gap when the wire is slower), then O_RECV_MESSAGES that the
+ * partner receives after a nap (its time per MPI_Recv of an arrived message: o_recv; few enough to stay
+ * within the stack's eager buffering, so the sender never waits for the sleeping receiver). */
+static void overhead_round(int me, int q, double *ts, double *tr)
+{
+    char buf[O_SEND_MESSAGES][O_BYTES] = {{0}};
+    MPI_Request req[O_SEND_MESSAGES];
+    int sender = me < q;
+    for (int k = 0; k < O_SEND_MESSAGES; k++)
+        req[k] = MPI_REQUEST_NULL;
+    if (!sender)
+        for (int k = 0; k < O_SEND_MESSAGES; k++)
+            MPI_Irecv(buf[k], O_BYTES, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req[k]);
+    calib_quiet_barrier();
+    if (sender) {
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < O_SEND_MESSAGES; k++)
+            MPI_Send(buf[k], O_BYTES, MPI_BYTE, q, TAG, MPI_COMM_WORLD);
+        *ts = (MPI_Wtime() - t0) / O_SEND_MESSAGES;
+        for (int k = 0; k < O_RECV_MESSAGES; k++)
+            MPI_Send(buf[k], O_BYTES, MPI_BYTE, q, TAG + 1, MPI_COMM_WORLD);
+    } else {
+        MPI_Status st[O_SEND_MESSAGES]; /* not MPI_STATUSES_IGNORE: GCC 12 takes it for an empty array */
+        MPI_Waitall(O_SEND_MESSAGES, req, st);
+        nap(20000000); /* 20 ms: the next messages have all arrived */
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < O_RECV_MESSAGES; k++)
+            MPI_Recv(buf[k], O_BYTES, MPI_BYTE, q, TAG + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        *tr = (MPI_Wtime() - t0) / O_RECV_MESSAGES;
+    }
+}
+
+void calib_measure_overhead(const calib_load_t *lp, int me, double *o_send, double *o_recv)
+{
+    int q = calib_partner(lp, me, 1), rounds = lp->iters;
+    double *ts = malloc((size_t)rounds * sizeof *ts), *tr = malloc((size_t)rounds * sizeof *tr), sent = -1, recvd = -1;
+    if (!ts || !tr)
+        calib_die("out of memory (o rounds)");
+    for (int i = 0; i < rounds; i++) {
+        if (q >= 0)
+            overhead_round(me, q, &ts[i], &tr[i]);
+        else
+            calib_quiet_barrier(); /* the round's barrier */
+    }
+    calib_quiet_barrier();
+    if (q >= 0 && me < q)
+        sent = calib_median(ts, rounds);
+    if (q >= 0 && me > q)
+        recvd = calib_median(tr, rounds);
+    free(ts);
+    free(tr);
+    *o_send = across_pairs(lp, sent);
+    *o_recv = across_pairs(lp, recvd);
+}

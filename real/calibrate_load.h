@@ -1,0 +1,53 @@
+/*
+ * calibrate_load.h - mring-calibrate's measurements (MPI), under load: every pair of a level
+ * ping-pongs at once, as an allreduce keeps every rank busy, and LogGP's o is measured on those pairs.
+ * Ranks are placed R per node (rank r on node r / R).  Every function is collective.
+ */
+#ifndef MRING_CALIBRATE_LOAD_H
+#define MRING_CALIBRATE_LOAD_H
+
+#include "calibrate_fit.h"
+
+#include <stdint.h>
+
+typedef struct calib_load {
+    int P, R;             /* ranks, ranks per node */
+    int iters, warmup;    /* timed and untimed round trips per size */
+    int64_t minb, maxb;   /* the sweep: minb, 2 minb, ... maxb bytes */
+    int one_pair;         /* 1: only ranks 0 and 1 (intra) or 0 and R (inter), the others waiting */
+} calib_load_t;
+
+/* Print "mring-calibrate: what" on stderr and abort the whole job (a failure on some ranks only). */
+_Noreturn void calib_die(const char *what);
+
+/* A barrier that waits asleep (ranks idling beside a measurement leave the cores to it). */
+void calib_quiet_barrier(void);
+
+/* The median of v[0..n-1] (sorts v). */
+double calib_median(double *v, int n);
+
+/*
+ * The partner of rank me on a level (inter = 0: inside its node, pairs of local ranks 2k and 2k+1;
+ * inter = 1: the rank of the same local index on the paired node, nodes 2k and 2k+1), or -1 when it
+ * has none (an odd rank or node out, or lp->one_pair and me not in the pair of rank 0).
+ */
+int calib_partner(const calib_load_t *lp, int me, int inter);
+
+/*
+ * Measure a level over the sweep into l: every pair at once, the lower rank of each timing half the
+ * round trip, its median of lp->iters after lp->warmup; a point is the median over the pairs of their
+ * medians (min: the fastest round trip of any pair).  Fits the line on rank 0 (calib_die when it
+ * cannot).  l->a and l->b are rank 0's pair.
+ */
+void calib_measure_level(const calib_load_t *lp, int me, int inter, level_t *l);
+
+/*
+ * LogGP's o on the inter-node pairs, all at once (Culler et al., "LogP Performance Assessment of Fast
+ * Network Interfaces", IEEE Micro 1996, the same method): o_send = the time a sender spends per
+ * MPI_Send of 8 bytes posted back to back to receives already posted; o_recv = the time per MPI_Recv
+ * of 8 such messages once they have all arrived (the receiver sleeps first).  Medians over lp->iters
+ * rounds, then over the pairs; on rank 0.  0 where no pair exists.
+ */
+void calib_measure_overhead(const calib_load_t *lp, int me, double *o_send, double *o_recv);
+
+#endif
