@@ -145,13 +145,13 @@ static void section_platform(const char *name, const char *gen, double bound, co
 }
 
 /* D: validation/run's last measurement of the chunked multirings against the plain ones on the emulated
- * testbed (validation/results/overlap.csv, written by validation/report; it needs root and minutes, so
+ * testbed (validation/results/2x2/overlap.csv, written by validation/report; it needs root and minutes, so
  * it is read here, with its date, not rerun). */
 static void section_testbed(void)
 {
     char path[PATH_MAX + 64], line[1024], date[128] = "unknown date";
     int gains = 0, agree = 0, within = 0;
-    snprintf(path, sizeof path, "%s/validation/results/meta", root);
+    snprintf(path, sizeof path, "%s/validation/results/2x2/meta", root);
     FILE *f = fopen(path, "r");
     while (f && fgets(line, sizeof line, f))
         if (!strncmp(line, "date=", 5))
@@ -159,7 +159,7 @@ static void section_testbed(void)
     if (f)
         fclose(f);
     printf("\nD. emulated testbed: chunked multiring against plain, measured by validation/run (%s)\n", date);
-    snprintf(path, sizeof path, "%s/validation/results/overlap.csv", root);
+    snprintf(path, sizeof path, "%s/validation/results/2x2/overlap.csv", root);
     if (!(f = fopen(path, "r"))) {
         printf("  no %s: run validation/run as root\n", path);
         return;

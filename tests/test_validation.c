@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sim_cli.h"
@@ -91,8 +92,42 @@ static void quick_run(void **state)
     assert_non_null(strstr(report, "## Calibration"));
 }
 
+/* The real-cluster path: --hostfile with two "nodes" of this machine (mpiexec -f FILE -ppn 2): the same
+ * calibration, measurement, prediction and report through the hostfile launcher; no root needed. */
+static void hostfile_run(void **state)
+{
+    static char out[1 << 16];
+    char cmd[PATH_MAX * 3 + 128], hosts[PATH_MAX + 64], dir[PATH_MAX + 64], path[PATH_MAX + 128];
+    (void)state;
+    snprintf(hosts, sizeof hosts, "%s/hosts", sim_tmp);
+    snprintf(dir, sizeof dir, "%s/cluster", sim_tmp);
+    FILE *f = fopen(hosts, "w");
+    assert_non_null(f);
+    fputs("# two nodes that are this machine\nlocalhost\n127.0.0.1\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "%s --quick --hostfile %s --ranks-per-node 2 --out %s 2>&1", sim_repo_path("validation/run"),
+             hosts, dir);
+    int status = cli_shell(cmd, out, sizeof out);
+    print_message("%s", out);
+    if (status != 0)
+        fail_msg("%s exited with %d", cmd, status);
+    snprintf(path, sizeof path, "%s/REPORT.md", dir);
+    char *report = slurp_file(path);
+    assert_non_null(strstr(report, "Cluster: hostfile"));
+    assert_non_null(strstr(report, "2 nodes x 2 ranks"));
+    assert_non_null(strstr(report, "| --algo multiring --topo 2x2 | 3 |"));
+    snprintf(path, sizeof path, "%s/meta", dir);
+    assert_non_null(strstr(slurp_file(path), "launcher=hostfile"));
+    /* a hostfile that is not there: one line, exit 2 */
+    snprintf(cmd, sizeof cmd, "%s --quick --hostfile %s/none --ranks-per-node 2 2>&1", sim_repo_path("validation/run"),
+             sim_tmp);
+    status = cli_shell(cmd, out, sizeof out);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(out, "none") || strchr(out, '\n') != strrchr(out, '\n'))
+        fail_msg("%s: want exit 2 and one line naming the hostfile, got %d: %s", cmd, status, out);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(quick_run)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(quick_run), cmocka_unit_test(hostfile_run)};
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
 }
