@@ -184,9 +184,10 @@ static void testbed_params(const mring_platgen_t *g, char *buf, size_t len)
         return;
     if (g->nodes > 1)
         snprintf(buf + n, len - (size_t)n,
-                 " Between nodes it crosses the ranks' links to their veth n<k>-up<i> (0 us, %.6g GB/s: never the\n"
-                 " bottleneck) and the two nodes' veths n<k>-veth (%.6g us per side, %.6g GB/s): %.6g us, %.6g GB/s. ",
-                 g->nic_bw * 10 / 1e9, g->nic_lat * 1e6, g->nic_bw / 1e9, g->inter_lat * 1e6, g->inter_bw / 1e9);
+                 " Between nodes it crosses the two ranks' ports n<k>-lo<i> and the two nodes' veths n<k>-veth\n"
+                 " (%.6g us per side, %.6g GB/s): %.6g us, %.6g GB/s (when inter < intra latency, the veths take 0). ",
+                 g->nic_lat * 1e6, g->nic_bw / 1e9, g->intra_lat * 1e6 + 2 * g->nic_lat * 1e6,
+                 (g->nic_bw < g->intra_bw ? g->nic_bw : g->intra_bw) / 1e9);
     else
         snprintf(buf + n, len - (size_t)n, " One node: no route between nodes (its veth is unused). ");
 }
@@ -280,13 +281,13 @@ int mring_platgen_write(const mring_platgen_t *g0, const char *path, char *err, 
     char tmp[4096];
     xw_t *w;
     mring_platgen_t t = *g0, *g = &t;
-    if (g->node == MRING_NODE_TESTBED) { /* the veth carries the inter figures, half the latency per side */
+    if (g->node == MRING_NODE_TESTBED) { /* the veths carry the inter figures beyond the ranks' ports */
         if (!(g->inter_bw > 0)) {         /* one node: an unused veth */
             g->inter_lat = g->intra_lat;
             g->inter_bw = g->intra_bw;
         }
         g->nic_bw = g->inter_bw;
-        g->nic_lat = g->inter_lat / 2;
+        g->nic_lat = g->inter_lat > g->intra_lat ? (g->inter_lat - g->intra_lat) / 2 : 0;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
     if (!(w = xw_open(tmp))) {

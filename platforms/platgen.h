@@ -19,14 +19,13 @@
  * G x nodes-per-rack x racks.  A GPU host's speed is its reduction throughput (memory bandwidth / 3
  * bytes moved per byte reduced), see sim/sim.h.
  *
- * The testbed kind (validation/testbed: one network namespace per node on one machine) is given
- * route figures, not link figures: intra = between two ranks of a node (over the node's loopback
- * path), inter = between ranks of two nodes (over the nodes' shaped veths).  Node k is a Full zone:
- * rank hosts n<k>-rank<i>; a private link n<k>-lo<i> per rank (latency intra/2, bandwidth intra) to
- * the loopback router n<k>-lo, so two ranks of a node are joined by exactly the intra figures; the
- * node's veth n<k>-veth (latency inter/2 per side, bandwidth inter) from its router n<k>-nic to the
- * switch, reached from each rank by n<k>-up<i> (latency 0, bandwidth 10 x inter: never the
- * bottleneck), so ranks of two nodes are joined by exactly the inter figures.  One rack.
+ * The testbed kind (validation/testbed: a network namespace per rank, shaped ports) is given route
+ * figures, not link figures: intra = between two ranks of a node, inter = between ranks of two nodes.
+ * Node k is a Full zone: rank hosts n<k>-rank<i>; a port n<k>-lo<i> per rank (latency intra/2,
+ * bandwidth intra) to the node's switch router n<k>-lo and to its NIC router n<k>-nic, so two ranks of
+ * a node are joined by exactly the intra figures and a rank's port carries all its traffic; the node's
+ * veth n<k>-veth (latency (inter - intra)/2 per side, bandwidth inter) from n<k>-nic to the switch, so
+ * ranks of two nodes are joined by exactly the inter figures (bandwidth min(intra, inter)).  One rack.
  */
 #ifndef MRING_PLATGEN_H
 #define MRING_PLATGEN_H

@@ -219,8 +219,9 @@ void mring_platgen_node(xw_t *w, const mring_platgen_t *g, int k, mring_edges_t 
     }
 }
 
-/* Testbed (see platgen.h), a Full zone: rank i reaches rank j over lo<i> and lo<j> (the loopback
- * path), the loopback router over lo<i>, and the veth router over up<i>. */
+/* Testbed (see platgen.h), a Full zone: rank i reaches rank j over lo<i> and lo<j> (their ports to the
+ * node's switch), the switch router n<k>-lo and the veth router n<k>-nic over lo<i>: a rank's port
+ * carries its traffic inside the node and out of it, as on the testbed. */
 void mring_platgen_testbed_node(xw_t *w, const mring_platgen_t *g, int k)
 {
     char id[MRING_NAME_MAX], a[MRING_NAME_MAX], b[MRING_NAME_MAX], lo[MRING_NAME_MAX], lb[MRING_NAME_MAX],
@@ -240,15 +241,12 @@ void mring_platgen_testbed_node(xw_t *w, const mring_platgen_t *g, int k)
     for (int i = 0; i < g->gpus_per_node; i++) {
         NAME(lo, "n%d-lo%d", k, i);
         xw_link(w, lo, g->intra_bw, g->intra_lat / 2);
-        NAME(lo, "n%d-up%d", k, i);
-        xw_link(w, lo, 10 * g->nic_bw, 0);
     }
     for (int i = 0; i < g->gpus_per_node; i++) {
         NAME(a, "n%d-rank%d", k, i);
         NAME(lo, "n%d-lo%d", k, i);
         xw_route(w, a, lor, lo);
-        NAME(lb, "n%d-up%d", k, i);
-        xw_route(w, a, nicr, lb);
+        xw_route(w, a, nicr, lo);
         for (int j = i + 1; j < g->gpus_per_node; j++) {
             NAME(b, "n%d-rank%d", k, j);
             NAME(lb, "n%d-lo%d", k, j);
