@@ -84,9 +84,13 @@ int mring_platgen_defaults(const char *kind, mring_platgen_t *g)
 /* The testbed's own checks (see mring_platgen_check). */
 static int check_testbed(const mring_platgen_t *g, char *err, size_t errlen)
 {
-    if (g->racks != 1 || g->nics != 1 || g->gpus_per_node > 256) {
-        snprintf(err, errlen, "a testbed has one switch (--racks 1), one veth per node (--nics 1) and at most 256 "
-                 "ranks per node; got --racks %d, --nics %d, --gpus-per-node %d", g->racks, g->nics, g->gpus_per_node);
+    if (g->nics != 1 || g->gpus_per_node > 256) {
+        snprintf(err, errlen, "a testbed has one veth per node (--nics 1) and at most 256 ranks per node; got --nics %d, "
+                 "--gpus-per-node %d", g->nics, g->gpus_per_node);
+        return -1;
+    }
+    if (g->racks > 1 && !(g->rack_bw > 0 && g->rack_lat >= 0 && isfinite(g->rack_lat + g->rack_bw))) {
+        snprintf(err, errlen, "a testbed of %d racks needs --rack LAT:BW (the route between racks)", g->racks);
         return -1;
     }
     if (!(g->intra_bw > 0) || !(g->gpu_speed > 0) || (g->nodes > 1 && !(g->inter_bw > 0))) {

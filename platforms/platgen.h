@@ -56,6 +56,7 @@ typedef struct mring_platgen {
     /* testbed: route figures, rank to rank inside a node (s, B/s) and between nodes (inter_bw 0: one
      * node, none given; its unused veth then takes the intra figures) */
     double intra_lat, intra_bw, inter_lat, inter_bw;
+    double rack_lat, rack_bw; /* testbed with racks: route between ranks of two racks (s, B/s) */
     /* extra XML comments after the standard ones (`mring platform --comment`), e.g. the fits' sources */
     const char *comments[MRING_PLATGEN_MAX_COMMENTS];
     int ncomments;

@@ -136,10 +136,14 @@ static int testbed_rack(xw_t *w, const mring_platgen_t *g, int rack)
     for (int k = first; k < first + per; k++)
         mring_platgen_testbed_node(w, g, k);
     xw_start_zone(w, sw, "Full");
-    xw_comment(w, " the rack's leaf switch (a crossbar) and its uplink to the spine ");
+    xw_comment(w, " the rack's leaf switch (a crossbar) and its uplink to the spine: with racks, the --rack figures "
+                  "beyond the inter ones, half the latency per side ");
     xw_router(w, leaf);
     name(la, sizeof la, "r%d-uplink", rack);
-    xw_link(w, la, per * g->nics * g->nic_bw / g->oversubscription, g->nic_lat);
+    if (g->racks > 1)
+        xw_link(w, la, g->rack_bw, g->rack_lat > g->inter_lat ? (g->rack_lat - g->inter_lat) / 2 : 0);
+    else /* unused */
+        xw_link(w, la, per * g->nics * g->nic_bw / g->oversubscription, g->nic_lat);
     xw_end(w);
     for (int k = first; k < first + per; k++) {
         name(a, sizeof a, "n%d", k);

@@ -1,20 +1,25 @@
 /*
- * calibrate.c - mring-calibrate: the alpha-beta figures of a cluster's two levels, measured.
+ * calibrate.c - mring-calibrate: the alpha-beta figures of a cluster's levels and the software profile
+ * of its stack, measured (options, output, main; the measurements are calibrate_load.c's, the fits
+ * calibrate_fit.c's).
  *
  * Launched as `mpiexec -n P mring-calibrate --ranks-per-node R` with ranks placed R per node (rank r
  * on node r / R).  It measures, rank 0 printing the result:
- *   intra  ping-pong between ranks 0 and 1 (one node; needs R >= 2),
- *   inter  ping-pong between ranks 0 and R (two nodes; needs P > R),
- * over a size sweep (powers of 2), one-way time = half the round trip, the median of --iters round
- * trips after --warmup; every other rank waits at a barrier meanwhile.  Each level is fitted to
- * t(m) = alpha + beta * m by weighted least squares (GSL, see calibrate_fit.c).  And the reduction
- * throughput of the host float32 sum kernel the back ends run (mring_reduce), in bytes of result per
- * second: the figure a rank host's `speed` carries in an mring platform.  Point-to-point figures
- * only: allreduce timings, which the calibrated platform will be judged on, are never used.
- * validation/calibrate writes the testbed platform from the JSON (`mring platform testbed`).
+ *   intra  ping-pong inside nodes (pairs of ranks; needs R >= 2),
+ *   inter  ping-pong between nodes (pairs of nodes of a rack; needs P > R),
+ *   rack   ping-pong between racks (pairs of racks; --nodes-per-rack),
+ * every pair of a level at once (--one-pair: rank 0's only, the others waiting), over a size sweep
+ * (powers of 2), one-way time = half the round trip, the median of --iters round trips after --warmup,
+ * then the median over the pairs.  Each level is fitted to t(m) = alpha + beta * m by weighted least
+ * squares (GSL); LogGP's o is measured on the inter-node pairs and the software profile fitted to the
+ * level that bounds an allreduce across nodes.  And the reduction throughput of the host float32 sum
+ * kernel the back ends run (mring_reduce), in bytes of result per second: the figure a rank host's
+ * `speed` carries in an mring platform.  Point-to-point figures only: allreduce timings, which the
+ * calibrated platform will be judged on, are never used.  validation/calibrate writes the platform
+ * from the JSON (`mring platform testbed`).
  *
- * `--fit-only` fits "bytes seconds" pairs read from stdin and prints the fit, without MPI (tests;
- * refitting saved measurements).
+ * `--fit-only` fits "bytes seconds" pairs read from stdin and prints the fit (with --o, the profile
+ * too), without MPI (tests; refitting saved measurements).
  */
 #include "args.h"
 #include "calibrate_load.h"
@@ -40,20 +45,27 @@ static int rank0;
 static void help(void)
 {
     printf("usage: mpiexec -n P mring-calibrate --ranks-per-node R [--sizes MIN:MAX] [--iters N] [--warmup N]\n"
-           "                                    [--reduce-bytes B] [--format table|json]\n"
-           "       mring-calibrate --fit-only [--format table|json] < PAIRS\n\n"
-           "Measure the latency and bandwidth of the two levels of a cluster by MPI ping-pong, ranks placed R\n"
-           "per node (rank r on node r / R): inside a node between ranks 0 and 1 (R >= 2), between nodes\n"
-           "between ranks 0 and R (P > R); one-way time = half the round trip, the median of N round trips\n"
-           "per size.  Fit t(m) = alpha + beta * m per level by least squares weighted 1/t^2 (GSL), and\n"
-           "measure the host float32 sum throughput (bytes of result per second, over 64 MiB by default).\n\n"
+           "                                    [--reduce-bytes B] [--nodes-per-rack Q] [--one-pair]\n"
+           "                                    [--format table|json]\n"
+           "       mring-calibrate --fit-only [--o TIME] [--format table|json] < PAIRS\n\n"
+           "Measure the latency and bandwidth of the levels of a cluster by MPI ping-pong, ranks placed R per\n"
+           "node (rank r on node r / R): inside nodes (R >= 2), between nodes (P > R), between racks\n"
+           "(--nodes-per-rack), every pair of a level at once; one-way time = half the round trip, the median\n"
+           "of N round trips per size, then over the pairs.  Fit t(m) = alpha + beta * m per level by least\n"
+           "squares weighted 1/t^2 (GSL); measure LogGP's o on the inter-node pairs and fit the software\n"
+           "profile (o, latency and bandwidth factors per size segment: mring's mring_sw); and measure the\n"
+           "host float32 sum throughput (bytes of result per second, over 64 MiB by default).\n\n"
            "  --ranks-per-node R   ranks per node (required; divides P)\n"
            "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
            "  --iters N            timed round trips per size (default 20)\n"
            "  --warmup N           untimed round trips first (default 3)\n"
            "  --format F           table (default) or json\n"
            "  --reduce-bytes B     buffer of the reduction throughput (default 64M; multiple of 4, 4K..1G)\n"
-           "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit\n");
+           "  --nodes-per-rack Q   racks of Q nodes: a third level, between racks (pairs of racks)\n"
+           "  --one-pair           only rank 0's pair of each level measures, the others wait (default: every\n"
+           "                       pair at once, as an allreduce loads the machine)\n"
+           "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit\n"
+           "  --o TIME             with --fit-only: also fit the software profile for this o (per message end)\n");
 }
 
 /* ---- output ---- */
@@ -192,14 +204,14 @@ static int fit_only(int json, double o)
 /* ---- options ---- */
 
 typedef struct opts {
-    int rpn, iters, warmup, json, fit_only, one_pair;
+    int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes;
     double fit_o;         /* --fit-only --o: s per message end, < 0 unset */
     int64_t minb, maxb;   /* B */
     int64_t reduce_bytes; /* B */
 } opts_t;
 
 enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE, OPT_ONE_PAIR,
-       OPT_O };
+       OPT_O, OPT_RACK };
 
 static void parse_sizes(const char *s, opts_t *o)
 {
@@ -219,7 +231,8 @@ static void parse(int argc, char **argv, opts_t *o)
         {"iters", required_argument, 0, OPT_ITERS},        {"warmup", required_argument, 0, OPT_WARMUP},
         {"format", required_argument, 0, OPT_FORMAT},      {"fit-only", no_argument, 0, OPT_FIT_ONLY},
         {"reduce-bytes", required_argument, 0, OPT_REDUCE}, {"one-pair", no_argument, 0, OPT_ONE_PAIR},
-        {"o", required_argument, 0, OPT_O},                {"help", no_argument, 0, 'h'},
+        {"o", required_argument, 0, OPT_O},                {"nodes-per-rack", required_argument, 0, OPT_RACK},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt;
     *o = (opts_t){.iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20, .reduce_bytes = REDUCE_BYTES, .fit_o = -1};
@@ -236,6 +249,7 @@ static void parse(int argc, char **argv, opts_t *o)
             break;
         case OPT_FIT_ONLY: o->fit_only = 1; break;
         case OPT_ONE_PAIR: o->one_pair = 1; break;
+        case OPT_RACK: o->rack_nodes = cli_int(NULL, "--nodes-per-rack", optarg, 1, 1 << 20); break;
         case OPT_O:
             if (mring_parse_time(optarg, &o->fit_o) || !(o->fit_o < 1))
                 cli_usage_error(NULL, "--o '%s' is not valid; expected a time like 10us", optarg);
@@ -299,7 +313,7 @@ static void reduce_rates(const opts_t *o, int me, double *alone, double *all)
 
 typedef struct result {
     int P, R, one_pair;
-    const level_t *intra, *inter; /* NULL: not measured */
+    const level_t *intra, *inter, *rack; /* NULL: not measured */
     double reduce, reduce_all;    /* B/s */
     double o_send, o_recv;        /* s; 0: not measured (one node) */
     const calib_profile_t *prof;  /* NULL: none fitted */
@@ -318,8 +332,11 @@ static int report(const opts_t *o, const result_t *r)
                calib_fit_name, lib);
         level_table("intra", r->intra);
         level_table("inter", r->inter);
-        printf("# pairs at once: %d intra, %d inter%s; o: %.4g us per send, %.4g us per receive (8 B, inter pairs)\n",
-               r->intra ? r->intra->pairs : 0, r->inter ? r->inter->pairs : 0, r->one_pair ? " (--one-pair)" : "",
+        if (r->rack)
+            level_table("rack", r->rack);
+        printf("# pairs at once: %d intra, %d inter, %d rack%s; o: %.4g us per send, %.4g us per receive (8 B, inter "
+               "pairs)\n", r->intra ? r->intra->pairs : 0, r->inter ? r->inter->pairs : 0, r->rack ? r->rack->pairs : 0,
+               r->one_pair ? " (--one-pair)" : "",
                r->o_send * 1e6, r->o_recv * 1e6);
         if (r->prof)
             profile_table(r->prof_level, r->prof);
@@ -332,6 +349,7 @@ static int report(const opts_t *o, const result_t *r)
                           "mpi_library", lib);
     json_object_set_new(j, "intra", level_json(r->intra));
     json_object_set_new(j, "inter", level_json(r->inter));
+    json_object_set_new(j, "rack", level_json(r->rack));
     json_object_set_new(j, "o_send_s", json_real(r->o_send));
     json_object_set_new(j, "o_recv_s", json_real(r->o_recv));
     if (r->prof) {
@@ -384,12 +402,19 @@ int main(int argc, char **argv)
         cli_usage_error(NULL, "--ranks-per-node %d does not divide the %d ranks of the job", o.rpn, r.P);
     r.R = o.rpn;
     r.one_pair = o.one_pair;
-    calib_load_t lp = {r.P, r.R, o.iters, o.warmup, o.minb, o.maxb, o.one_pair};
+    if (o.rack_nodes && (r.P / r.R) % o.rack_nodes)
+        cli_usage_error(NULL, "--nodes-per-rack %d does not divide the %d nodes of the job", o.rack_nodes, r.P / r.R);
+    calib_load_t lp = {r.P, r.R, o.iters, o.warmup, o.minb, o.maxb, o.one_pair, o.rack_nodes};
     if (r.R >= 2)
-        calib_measure_level(&lp, me, 0, &intra);
+        calib_measure_level(&lp, me, CALIB_INTRA, &intra);
     if (r.P > r.R) {
-        calib_measure_level(&lp, me, 1, &inter);
+        calib_measure_level(&lp, me, CALIB_INTER, &inter);
         calib_measure_overhead(&lp, me, &r.o_send, &r.o_recv);
+    }
+    static level_t rack;
+    if (o.rack_nodes && r.P / r.R > o.rack_nodes) {
+        calib_measure_level(&lp, me, CALIB_RACK, &rack);
+        r.rack = &rack;
     }
     r.intra = r.R >= 2 ? &intra : NULL;
     r.inter = r.P > r.R ? &inter : NULL;

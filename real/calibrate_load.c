@@ -48,13 +48,18 @@ void calib_quiet_barrier(void)
         nap(50000); /* 50 us */
 }
 
-int calib_partner(const calib_load_t *lp, int me, int inter)
+/* The partner of i among n (pairs 2k, 2k+1), or -1 for an odd one out. */
+static int pair_of(int i, int n) { return i % 2 ? i - 1 : i + 1 < n ? i + 1 : -1; }
+
+int calib_partner(const calib_load_t *lp, int me, int level)
 {
-    int node = me / lp->R, local = me % lp->R, nodes = lp->P / lp->R, q;
-    if (inter)
-        q = node % 2 == 0 ? (node + 1 < nodes ? me + lp->R : -1) : me - lp->R;
-    else
-        q = local % 2 == 0 ? (local + 1 < lp->R ? me + 1 : -1) : me - 1;
+    int node = me / lp->R, nodes = lp->P / lp->R, per = lp->rack_nodes ? lp->rack_nodes : nodes, q, j;
+    if (level == CALIB_INTRA) /* ranks of a node */
+        q = (j = pair_of(me % lp->R, lp->R)) < 0 ? -1 : me - me % lp->R + j;
+    else if (level == CALIB_INTER) /* nodes of a rack */
+        q = (j = pair_of(node % per, per)) < 0 ? -1 : me + (j - node % per) * lp->R;
+    else /* racks */
+        q = (j = pair_of(node / per, nodes / per)) < 0 ? -1 : me + (j - node / per) * per * lp->R;
     if (lp->one_pair && me != 0 && q != 0)
         return -1;
     return q;
@@ -105,16 +110,16 @@ static double pingpong(const calib_load_t *lp, int me, int q, char *buf, int64_t
     return med;
 }
 
-void calib_measure_level(const calib_load_t *lp, int me, int inter, level_t *l)
+void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l)
 {
     char *buf = calloc(1, (size_t)lp->maxb);
     double *t = malloc((size_t)lp->iters * sizeof *t);
     char err[256], msg[320];
-    int q = calib_partner(lp, me, inter), pair = q >= 0 && me < q, npairs = 0;
+    int q = calib_partner(lp, me, level), pair = q >= 0 && me < q, npairs = 0;
     if (!buf || !t)
         calib_die("out of memory (message buffer)");
     MPI_Reduce(&pair, &npairs, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    *l = (level_t){.a = 0, .b = calib_partner(lp, 0, inter), .pairs = npairs};
+    *l = (level_t){.a = 0, .b = calib_partner(lp, 0, level), .pairs = npairs};
     for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
         point_t *p = &l->pt[l->n];
         double fastest, mine = pingpong(lp, me, q, buf, m, t, &fastest), least = 0;
@@ -169,7 +174,7 @@ static void overhead_round(int me, int q, double *ts, double *tr)
 
 void calib_measure_overhead(const calib_load_t *lp, int me, double *o_send, double *o_recv)
 {
-    int q = calib_partner(lp, me, 1), rounds = lp->iters;
+    int q = calib_partner(lp, me, CALIB_INTER), rounds = lp->iters;
     double *ts = malloc((size_t)rounds * sizeof *ts), *tr = malloc((size_t)rounds * sizeof *tr), sent = -1, recvd = -1;
     if (!ts || !tr)
         calib_die("out of memory (o rounds)");

@@ -14,8 +14,12 @@ typedef struct calib_load {
     int P, R;             /* ranks, ranks per node */
     int iters, warmup;    /* timed and untimed round trips per size */
     int64_t minb, maxb;   /* the sweep: minb, 2 minb, ... maxb bytes */
-    int one_pair;         /* 1: only ranks 0 and 1 (intra) or 0 and R (inter), the others waiting */
+    int one_pair;         /* 1: only rank 0's pair of a level, the others waiting */
+    int rack_nodes;       /* nodes per rack (racks of a third level), 0 = one rack */
 } calib_load_t;
+
+/* The levels: inside a node, between nodes (of one rack), between racks. */
+enum { CALIB_INTRA, CALIB_INTER, CALIB_RACK };
 
 /* Print "mring-calibrate: what" on stderr and abort the whole job (a failure on some ranks only). */
 _Noreturn void calib_die(const char *what);
@@ -27,11 +31,12 @@ void calib_quiet_barrier(void);
 double calib_median(double *v, int n);
 
 /*
- * The partner of rank me on a level (inter = 0: inside its node, pairs of local ranks 2k and 2k+1;
- * inter = 1: the rank of the same local index on the paired node, nodes 2k and 2k+1), or -1 when it
- * has none (an odd rank or node out, or lp->one_pair and me not in the pair of rank 0).
+ * The partner of rank me on a level (CALIB_INTRA: inside its node, pairs of local ranks 2k and 2k+1;
+ * CALIB_INTER: the rank of the same local index on the paired node of its rack, nodes 2k and 2k+1;
+ * CALIB_RACK: the rank of the same place in the paired rack, racks 2k and 2k+1), or -1 when it has
+ * none (an odd one out, or lp->one_pair and me not in the pair of rank 0).
  */
-int calib_partner(const calib_load_t *lp, int me, int inter);
+int calib_partner(const calib_load_t *lp, int me, int level);
 
 /*
  * Measure a level over the sweep into l: every pair at once, the lower rank of each timing half the
@@ -39,7 +44,7 @@ int calib_partner(const calib_load_t *lp, int me, int inter);
  * medians (min: the fastest round trip of any pair).  Fits the line on rank 0 (calib_die when it
  * cannot).  l->a and l->b are rank 0's pair.
  */
-void calib_measure_level(const calib_load_t *lp, int me, int inter, level_t *l);
+void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
 
 /*
  * LogGP's o on the inter-node pairs, all at once (Culler et al., "LogP Performance Assessment of Fast

@@ -44,6 +44,7 @@ static void help(void)
            "                         (default 1)\n"
            "  --intra LAT:BW         testbed: route between two ranks of a node, e.g. 12us:2.5GBps (exactly)\n"
            "  --inter LAT:BW         testbed: route between ranks of two nodes, e.g. 60us:125MBps (exactly)\n"
+           "  --rack LAT:BW          testbed with --racks K > 1: route between ranks of two racks (exactly)\n"
            "  --reduce B             a rank's reduction throughput (= --gpu-speed), e.g. 3GBps\n"
            "  --comment TEXT         an XML comment after the standard ones (repeatable; no \"--\" inside),\n"
            "                         e.g. where a figure comes from\n"
@@ -52,7 +53,7 @@ static void help(void)
 }
 
 enum { OPT_NODES = OPT_FIRST_FREE, OPT_RACKS, OPT_GPN, OPT_NICS, OPT_NICBW, OPT_NICLAT, OPT_NVBW, OPT_NVLAT,
-       OPT_XBUS, OPT_PCIE, OPT_SPEED, OPT_OVER, OPT_NAME, OPT_INTRA, OPT_INTER, OPT_COMMENT };
+       OPT_XBUS, OPT_PCIE, OPT_SPEED, OPT_OVER, OPT_NAME, OPT_INTRA, OPT_INTER, OPT_RACKFIG, OPT_COMMENT };
 
 static double bw(const char *cmd, const char *flag, const char *s)
 {
@@ -103,6 +104,7 @@ static void figure_opt(const char *cmd, mring_platgen_t *g, int opt, const char 
     case OPT_NAME: g->name = arg; break;
     case OPT_INTRA: route_figures(cmd, g, "--intra", arg, &g->intra_lat, &g->intra_bw); break;
     case OPT_INTER: route_figures(cmd, g, "--inter", arg, &g->inter_lat, &g->inter_bw); break;
+    case OPT_RACKFIG: route_figures(cmd, g, "--rack", arg, &g->rack_lat, &g->rack_bw); break;
     case OPT_PROFILE: {
         static char text[2048];
         mring_swprof_t sw;
@@ -131,6 +133,7 @@ int cmd_platform(int argc, char **argv)
         {"pcie-bw", required_argument, 0, OPT_PCIE}, {"gpu-speed", required_argument, 0, OPT_SPEED},
         {"oversubscription", required_argument, 0, OPT_OVER}, {"name", required_argument, 0, OPT_NAME},
         {"intra", required_argument, 0, OPT_INTRA}, {"inter", required_argument, 0, OPT_INTER},
+        {"rack", required_argument, 0, OPT_RACKFIG},
         {"reduce", required_argument, 0, OPT_SPEED}, {"comment", required_argument, 0, OPT_COMMENT},
         {"profile", required_argument, 0, OPT_PROFILE}, {"help", no_argument, 0, 'h'},              {0, 0, 0, 0}};
     const char *cmd = "platform", *out = NULL;
