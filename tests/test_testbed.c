@@ -1,18 +1,30 @@
-/* test_testbed.c - validation/testbed, the emulated two-level cluster of issue 5.
+/* test_testbed.c - validation/testbed, the emulated cluster of issues 5 and 12.
  *
- * 1. Bad input (unknown command or flag, N or R not positive integers, bad RATE, bad MTU, -n beyond
- *    the testbed): exit 2, one line naming the value, nothing made.  --help for each command.
+ * 1. Bad input (unknown command or flag; N, R, K not positive integers or out of range; bad rates;
+ *    racks that do not divide the nodes; an uplink rate without racks; bad MTU; -n beyond the
+ *    testbed): exit 2, one line naming the value, nothing made.  --help for each command.
  * 2. No testbed: status exits 1 ("no testbed"), exec exits 2 in one line, down exits 0.
  * 3. --loopback: one node of N*R ranks; exec places every rank on lo with UCX over TCP; a 2x2
  *    mring-bench sweep runs with 0 wrong; up again is a no-op with the same parameters and exit 2
  *    with others; down removes it.
- * 4. Fallback: where `ip netns add` fails (a stand-in ip here) up says why in one line and makes the
+ * 4. Fallback where `ip netns add` fails (a stand-in ip here): up says why in one line and makes the
  *    loopback testbed, exit 0.
- * 5. Namespaces (root, where `ip netns add` works and no other testbed exists; skipped with the
- *    reason otherwise): 2 nodes x 2 ranks at 1gbit; status; tbf on each node; ranks 0,1 in
- *    10.77.0.1 and 2,3 in 10.77.0.2; a 2x2 mring-bench sweep with 0 wrong whose traffic crosses the
- *    shaped links; up idempotent; down leaves no mrtb interface or namespace (run on failure too).
- * The state lives in a scratch directory (MRING_TESTBED_STATE); every command has a deadline.
+ * The rest needs root and network namespaces (skipped with the reason otherwise), and no other
+ * mrtb-* object on the machine:
+ * 5. 2 nodes x 2 ranks: status; a namespace per rank plus mrtb-sw; the switches' ports where they
+ *    belong; tbf at the intra rate (default 4 x RATE) on both ends of every rank's link and at RATE
+ *    on both ends of every NIC, each with its small-packets-first scheduler; exec puts rank r in
+ *    mrtb-r<r> at 10.77.0.<r+1>; a 2x2 mring-bench sweep with 0 wrong whose traffic crosses every
+ *    shaped egress (both directions of every link); up idempotent; down leaves no mrtb object.
+ * 6. 2 racks x 2 nodes x 1 rank with --uplink-rate: rack switches, the nodes' NICs on them, the
+ *    uplinks shaped both ways at the uplink rate; a ring's traffic crosses both uplinks both ways.
+ *    Without --uplink-rate the uplink is RATE x nodes per rack.
+ * 7. Rollback: a tc that fails part way through up (stand-in) leaves no namespace and falls back;
+ *    a TERM while up is building leaves no namespace and no state.
+ * 8. Foreign objects: up refuses an mrtb namespace it did not make (exit 2, one line); down --force
+ *    removes it.
+ * The state lives in a scratch directory (MRING_TESTBED_STATE); every command has a deadline.  No
+ * test depends on how fast anything runs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +37,11 @@
 
 /* every command: a deadline, and a short finalize watchdog (see validation/testbed exec --help) */
 #define DEADLINE "timeout -k 5 150"
+/* every mrtb namespace, and every mrtb link of this namespace and of each mrtb namespace */
+#define LIST_MRTB                                                                                                      \
+    "{ ip netns list | awk '$1 ~ /^mrtb/ { print \"netns \" $1 }'; ip -o link show | awk -F': ' '$2 ~ /^mrtb/'; "   \
+    "for n in $(ip netns list | awk '$1 ~ /^mrtb/ { print $1 }'); do ip -n $n -o link show | "                        \
+    "awk -F': ' '$2 ~ /^mrtb/'; done; } 2>/dev/null"
 
 static char state_dir[PATH_MAX + 64]; /* MRING_TESTBED_STATE: <scratch>/tb, made and removed by the testbed */
 static char out[65536];
@@ -91,6 +108,46 @@ static int down_teardown(void **st)
     return 0;
 }
 
+/* Skip unless namespaces can be made here and no mrtb object exists (another testbed's). */
+static void need_netns(const char *test)
+{
+    if (sh("if [ \"$(id -u)\" != 0 ]; then echo not root; exit 1; fi; ip netns add mrtbprobe$$ && "
+           "ip netns del mrtbprobe$$") != 0) {
+        print_message("%s: skipped, network namespaces cannot be made here (not root, no ip, or refused): %s\n", test,
+                      out);
+        skip();
+    }
+    if (sh(LIST_MRTB " | grep -q .") == 0) {
+        print_message("%s: skipped, mrtb objects exist (another testbed, or another MRING_TESTBED_STATE)\n", test);
+        skip();
+    }
+}
+
+/* up with ARGS must make a namespace testbed (skip when it falls back: the reason is printed) */
+static void up_netns(const char *args)
+{
+    int rc = sh(DEADLINE " validation/testbed up %s", args);
+    if (rc == 0 && strstr(out, "loopback")) {
+        print_message("skipped, up fell back to loopback: %s\n", out);
+        skip();
+    }
+    if (rc != 0 || !strstr(out, "netns"))
+        fail_msg("up %s: want exit 0, netns; got %d: %s", args, rc, out);
+}
+
+/* down must leave no mrtb object and no state; down again is fine */
+static void down_clean(void)
+{
+    int rc = sh(DEADLINE " validation/testbed down");
+    if (rc != 0 || state_exists())
+        fail_msg("down: want exit 0 and no state, got %d: %s", rc, out);
+    if (sh(LIST_MRTB " | grep .") == 0)
+        fail_msg("after down, mrtb namespaces or links remain: %s", out);
+    rc = sh(DEADLINE " validation/testbed down");
+    if (rc != 0 || !strstr(out, "no testbed"))
+        fail_msg("down again: want exit 0 and 'no testbed', got %d: %s", rc, out);
+}
+
 /* ---- 1. bad input ---- */
 
 static void bad_input(void **st)
@@ -107,8 +164,17 @@ static void bad_input(void **st)
         {"up --nodes 2 --ranks-per-node 2 --rate fast", "'fast'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1g", "'1g'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 0bit", "'0bit'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 200gbit", "'200gbit'"},
         {"up --nodes 2 --ranks-per-node 2", "--rate"},
         {"up --nodes 255 --ranks-per-node 2 --rate 1gbit", "'255'"},
+        {"up --nodes 200 --ranks-per-node 6 --rate 1gbit", "1200"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --intra-rate 4x", "'4x'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --racks 0", "'0'"},
+        {"up --nodes 4 --ranks-per-node 2 --rate 1gbit --racks 3", "'3'"},
+        {"up --nodes 4 --ranks-per-node 2 --rate 1gbit --racks two", "'two'"},
+        {"up --nodes 4 --ranks-per-node 2 --rate 1gbit --uplink-rate 2gbit", "'2gbit'"},
+        {"up --nodes 4 --ranks-per-node 2 --rate 1gbit --racks 1 --uplink-rate 2gbit", "'2gbit'"},
+        {"up --nodes 4 --ranks-per-node 2 --rate 1gbit --racks 2 --uplink-rate slow", "'slow'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --mtu 100", "'100'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --bogus", "'--bogus'"},
         {"up --nodes", "--nodes"},
@@ -118,7 +184,7 @@ static void bad_input(void **st)
         {"exec", "no command"},
     };
     static char before[sizeof out];
-    sh("ip -o link show 2>/dev/null | grep -c mrtb; ip netns list 2>/dev/null | grep -c mrtb");
+    sh(LIST_MRTB " | sort");
     snprintf(before, sizeof before, "%s", out);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc = sh(DEADLINE " validation/testbed %s", cases[i].args);
@@ -128,9 +194,9 @@ static void bad_input(void **st)
         if (state_exists())
             fail_msg("testbed %s made a state file", cases[i].args);
     }
-    sh("ip -o link show 2>/dev/null | grep -c mrtb; ip netns list 2>/dev/null | grep -c mrtb");
+    sh(LIST_MRTB " | sort");
     if (strcmp(before, out) != 0)
-        fail_msg("bad input changed the mrtb interfaces or namespaces: before %s after %s", before, out);
+        fail_msg("bad input changed the mrtb namespaces or links: before %s after %s", before, out);
 }
 
 static void help(void **st)
@@ -160,14 +226,14 @@ static void no_testbed(void **st)
 
 /* ---- running an MPI job on the testbed ---- */
 
-/* exec a small 2x2 mring-bench sweep; check exit 0, rows, and 0 wrong in every row */
-static void bench_2x2(void)
+/* exec mring-bench ARGS over 1K..1M; check exit 0, the rows, and 0 wrong in every row */
+static void bench(const char *args)
 {
     char err[PATH_MAX + 64];
     snprintf(err, sizeof err, "%s", sim_tmp_path("bench.err"));
-    int rc = sh(DEADLINE " validation/testbed exec -- build/bin/mring-bench --topo 2x2 -b 1K -e 1M -f 32 -n 2 -w 1 "
+    int rc = sh(DEADLINE " validation/testbed exec -- build/bin/mring-bench %s -b 1K -e 1M -f 32 -n 2 -w 1 "
                          "--format csv 2>'%s'",
-                err);
+                args, err);
     char errtext[4096] = "";
     FILE *f = fopen(err, "r");
     if (f) {
@@ -175,10 +241,11 @@ static void bench_2x2(void)
         errtext[n] = '\0';
         fclose(f);
     }
+    unlink(err);
     if (rc != 0)
-        fail_msg("exec mring-bench 2x2: exit %d; stdout: %.2000s; stderr: %.2000s", rc, out, errtext);
+        fail_msg("exec mring-bench %s: exit %d; stdout: %.2000s; stderr: %.2000s", args, rc, out, errtext);
     if (errtext[0])
-        print_message("exec mring-bench 2x2 stderr: %s", errtext);
+        print_message("exec mring-bench %s stderr: %s", args, errtext);
     /* the header names the columns; find "wrong" */
     char *save = NULL, *line = strtok_r(out, "\n", &save);
     int wrong_col = -1, rows = 0, col = 0;
@@ -210,7 +277,7 @@ static void loopback(void **st)
         fail_msg("up --loopback: want exit 0, got %d: %s", rc, out);
     rc = sh(DEADLINE " validation/testbed status");
     if (rc != 0 || !strstr(out, "mode=loopback\n") || !strstr(out, "nodes=1\n") ||
-        !strstr(out, "ranks_per_node=4\n") || !strstr(out, "reason=--loopback\n"))
+        !strstr(out, "ranks_per_node=4\n") || !strstr(out, "reason=--loopback\n") || !strstr(out, "rate=1gbit\n"))
         fail_msg("status of a --loopback testbed of 2x2: want mode=loopback, nodes=1, ranks_per_node=4; got %d: %s",
                  rc, out);
 
@@ -237,7 +304,7 @@ static void loopback(void **st)
         snprintf(copy, sizeof copy, "%s", out);
         if (rc != 0 || by_rank(out, rank_line, 2) != 2 || !rank_line[0] || !rank_line[1])
             fail_msg("exec -n 2: want ranks 0 and 1, got %d: %s", rc, copy);
-        bench_2x2();
+        bench("--topo 2x2");
     } else {
         print_message("loopback: no mpiexec or build/bin/mring-bench; MPI jobs not run\n");
     }
@@ -278,91 +345,287 @@ static void fallback(void **st)
         fail_msg("down after the fallback: got %d: %s", rc, out);
 }
 
-/* ---- 5. network namespaces ---- */
+/* ---- 5. and 6. network namespaces ---- */
 
-/* bytes sent through the tbf of both nodes */
-static long long shaped_bytes(void)
+/* DEV in namespace NS must be a port of bridge MASTER */
+static void port_of(const char *ns, const char *dev, const char *master)
 {
-    long long total = 0;
-    for (int n = 0; n < 2; n++) {
-        long long b = -1;
-        sh("tc -n mrtb-n%d -s qdisc show dev mrtb0 | sed -n 's/^ *Sent \\([0-9]*\\) bytes.*/\\1/p' | head -n 1", n);
-        if (sscanf(out, "%lld", &b) != 1)
-            fail_msg("no tbf statistics on mrtb-n%d: %s", n, out);
-        total += b;
-    }
-    return total;
+    char want[64];
+    snprintf(want, sizeof want, " master %s ", master);
+    if (sh("ip -n %s -o link show dev %s", ns, dev) != 0 || !strstr(out, want))
+        fail_msg("%s in %s: want a port of %s, got: %s", dev, ns, master, out);
 }
 
-static void netns(void **st)
+/* DEV's egress in NS must be shaped at RATE (as tc prints it, e.g. "4Gbit"): tbf at the root, under it
+ * the scheduler that sends small packets first, and the byte FIFO of bulk data */
+static void shaped(const char *ns, const char *dev, const char *rate)
 {
-    if (sh("if [ \"$(id -u)\" != 0 ]; then echo not root; exit 1; fi; ip netns add mrtbprobe$$ && "
-           "ip netns del mrtbprobe$$") != 0) {
-        print_message("netns: skipped, network namespaces cannot be made here (not root, no ip, or refused): %s\n",
-                      out);
-        skip();
+    char want[64];
+    snprintf(want, sizeof want, " rate %s burst ", rate);
+    int rc = sh("tc -n %s qdisc show dev %s", ns, dev);
+    if (rc != 0 || !strstr(out, "qdisc tbf 1: root") || !strstr(out, want) || !strstr(out, "qdisc htb 2: parent 1:1") ||
+        !strstr(out, "qdisc bfifo 3: parent 2:2"))
+        fail_msg("%s in %s: want tbf at %s with the htb priority and a bfifo under it; got %d: %s", dev, ns, rate, rc, out);
+    rc = sh("tc -n %s filter show dev %s parent 2:", ns, dev);
+    if (rc != 0 || !strstr(out, "flowid 2:1") || !strstr(out, "match 00000000/0000fe00 at 0"))
+        fail_msg("%s in %s: want the filter of packets under 512 bytes into class 2:1; got %d: %s", dev, ns, rc, out);
+}
+
+/* bytes that left through DEV's tbf in NS */
+static long long sent(const char *ns, const char *dev)
+{
+    long long b = -1;
+    sh("tc -n %s -s qdisc show dev %s | sed -n 's/^ *Sent \\([0-9]*\\) bytes.*/\\1/p' | head -n 1", ns, dev);
+    if (sscanf(out, "%lld", &b) != 1)
+        fail_msg("no tbf statistics for %s in %s: %s", dev, ns, out);
+    return b;
+}
+
+/* the shaped egresses of a testbed: namespace, device, and bytes sent before a job */
+struct port {
+    char ns[32], dev[32];
+    long long before;
+};
+
+/* rank r must run in mrtb-r<r> at 10.77.0.<r+1> */
+static void placement(int nranks)
+{
+    char *rank_line[16], copy[sizeof out];
+    int rc = sh(DEADLINE " validation/testbed exec -- sh -c "
+                         "'echo \"$PMI_RANK $(ip netns identify) $(ip -o -4 addr show dev mrtb0 | awk \"{ print \\$4 }\") "
+                         "$UCX_NET_DEVICES $UCX_TLS\"'");
+    snprintf(copy, sizeof copy, "%s", out);
+    if (rc != 0 || by_rank(out, rank_line, nranks) != nranks)
+        fail_msg("exec placement: want %d lines, got %d: %s", nranks, rc, copy);
+    for (int r = 0; r < nranks; r++) {
+        char want[128];
+        snprintf(want, sizeof want, "%d mrtb-r%d 10.77.0.%d/16 mrtb0 tcp,self", r, r, r + 1);
+        if (!rank_line[r] || strcmp(rank_line[r], want) != 0)
+            fail_msg("exec placement: want '%s'; got: %s", want, copy);
     }
-    if (sh("ip -o link show | grep -q ' mrtb-' || ip netns list | grep -q '^mrtb-'") == 0) {
-        print_message("netns: skipped, a testbed of another MRING_TESTBED_STATE exists (mrtb-* present)\n");
-        skip();
+}
+
+/* Run an MPI job (mring-bench ARGS) and require at least 64 KiB through every port's shaping. */
+static void traffic_through(struct port *p, int n, const char *args)
+{
+    for (int i = 0; i < n; i++)
+        p[i].before = sent(p[i].ns, p[i].dev);
+    bench(args);
+    for (int i = 0; i < n; i++) {
+        long long b = sent(p[i].ns, p[i].dev) - p[i].before;
+        if (b < 65536)
+            fail_msg("mring-bench %s sent %lld bytes out of %s in %s; want its traffic through every shaped egress",
+                     args, b, p[i].dev, p[i].ns);
     }
-    int rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit");
-    if (rc == 0 && strstr(out, "loopback")) {
-        print_message("netns: skipped, up fell back to loopback: %s\n", out);
-        skip();
-    }
-    if (rc != 0 || !strstr(out, "netns"))
-        fail_msg("up --nodes 2 --ranks-per-node 2 --rate 1gbit: want exit 0, netns; got %d: %s", rc, out);
-    rc = sh(DEADLINE " validation/testbed status");
+}
+
+static void netns_2x2(void **st)
+{
+    need_netns("netns 2x2");
+    up_netns("--nodes 2 --ranks-per-node 2 --rate 1gbit");
+    int rc = sh(DEADLINE " validation/testbed status");
     if (rc != 0 || !strstr(out, "mode=netns\n") || !strstr(out, "nodes=2\n") || !strstr(out, "ranks_per_node=2\n") ||
-        !strstr(out, "namespaces=mrtb-n0 mrtb-n1\n"))
-        fail_msg("status: want mode=netns, 2 nodes x 2 ranks; got %d: %s", rc, out);
-    for (int n = 0; n < 2; n++) {
-        rc = sh("tc -n mrtb-n%d qdisc show dev mrtb0", n);
-        if (rc != 0 || !strstr(out, "tbf") || !strstr(out, "rate 1Gbit"))
-            fail_msg("node %d: want a tbf of rate 1Gbit on mrtb0, got %d: %s", n, rc, out);
+        !strstr(out, "rate=1gbit\n") || !strstr(out, "intra_rate=4gbit\n") || !strstr(out, "racks=1\n") ||
+        !strstr(out, "uplink_rate=\n") || !strstr(out, "namespaces=mrtb-sw mrtb-r0 mrtb-r1 mrtb-r2 mrtb-r3\n"))
+        fail_msg("status: want mode=netns, 2 nodes x 2 ranks, rate 1gbit, intra 4gbit, no racks; got %d: %s", rc, out);
+
+    struct port ports[12];
+    int n = 0;
+    for (int r = 0; r < 4; r++) {
+        char p[16], b[16];
+        snprintf(p, sizeof p, "mrtb-p%d", r);
+        snprintf(b, sizeof b, "mrtb-b%d", r / 2);
+        port_of("mrtb-sw", p, b);
+        shaped("mrtb-sw", p, "4Gbit");
+        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-r%d", r);
+        shaped(ports[n].ns, "mrtb0", "4Gbit");
+        snprintf(ports[n++].dev, sizeof ports[0].dev, "mrtb0");
+        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
+        snprintf(ports[n++].dev, sizeof ports[0].dev, "mrtb-p%d", r);
+    }
+    for (int node = 0; node < 2; node++) {
+        char u[16], d[16], b[16];
+        snprintf(u, sizeof u, "mrtb-u%d", node);
+        snprintf(d, sizeof d, "mrtb-d%d", node);
+        snprintf(b, sizeof b, "mrtb-b%d", node);
+        port_of("mrtb-sw", u, b);
+        port_of("mrtb-sw", d, "mrtb-br");
+        shaped("mrtb-sw", u, "1Gbit");
+        shaped("mrtb-sw", d, "1Gbit");
+        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
+        snprintf(ports[n++].dev, sizeof ports[0].dev, "%s", u);
+        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
+        snprintf(ports[n++].dev, sizeof ports[0].dev, "%s", d);
     }
 
     rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit");
     if (rc != 0 || !strstr(out, "already"))
         fail_msg("up again, same parameters: want exit 0 doing nothing, got %d: %s", rc, out);
-    rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 2gbit");
-    if (rc != 2 || lines(out) != 1)
-        fail_msg("up again, another rate: want exit 2 in one line, got %d: %s", rc, out);
+    rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit --intra-rate 2gbit");
+    if (rc != 2 || lines(out) != 1 || !strstr(out, "down"))
+        fail_msg("up again, another intra rate: want exit 2 in one line, got %d: %s", rc, out);
 
     if (have_mpi()) {
-        /* rank r on node r / 2: ranks 0,1 in 10.77.0.1 and 2,3 in 10.77.0.2 */
-        char *rank_line[4], copy[sizeof out];
-        rc = sh(DEADLINE " validation/testbed exec -- sh -c 'echo \"$PMI_RANK $(ip -o -4 addr show dev mrtb0)\"'");
-        snprintf(copy, sizeof copy, "%s", out);
-        if (rc != 0 || by_rank(out, rank_line, 4) != 4)
-            fail_msg("exec placement: want 4 lines, got %d: %s", rc, copy);
-        for (int r = 0; r < 4; r++) {
-            char addr[64];
-            snprintf(addr, sizeof addr, "inet 10.77.0.%d/24", r / 2 + 1);
-            if (!rank_line[r] || !strstr(rank_line[r], addr))
-                fail_msg("exec placement: rank %d should be on node %d (%s); got: %s", r, r / 2, addr, copy);
-        }
-
-        long long before = shaped_bytes();
-        bench_2x2();
-        long long sent = shaped_bytes() - before;
-        /* every size's inter-node phase moves at least half the vector out of each node */
-        if (sent < 1000000)
-            fail_msg("the 2x2 sweep sent %lld bytes through the shaped links; want its inter-node traffic there", sent);
+        placement(4);
+        /* multiring 2x2: dimension 1 inside nodes, dimension 2 across: every link, both ways */
+        traffic_through(ports, n, "--topo 2x2");
     } else {
-        print_message("netns: no mpiexec or build/bin/mring-bench; MPI jobs not run\n");
+        print_message("netns 2x2: no mpiexec or build/bin/mring-bench; MPI jobs not run\n");
     }
+    down_clean();
+}
 
-    rc = sh(DEADLINE " validation/testbed down");
-    if (rc != 0 || state_exists())
-        fail_msg("down: want exit 0 and no state, got %d: %s", rc, out);
-    rc = sh("ip -o link show | grep ' mrtb'; ip netns list | grep '^mrtb'");
-    if (rc == 0)
-        fail_msg("after down, mrtb interfaces or namespaces remain: %s", out);
+static void netns_racks(void **st)
+{
+    need_netns("netns racks");
+    up_netns("--nodes 4 --ranks-per-node 1 --racks 2 --rate 1gbit --uplink-rate 500mbit");
+    int rc = sh(DEADLINE " validation/testbed status");
+    if (rc != 0 || !strstr(out, "mode=netns\n") || !strstr(out, "nodes=4\n") || !strstr(out, "ranks_per_node=1\n") ||
+        !strstr(out, "racks=2\n") || !strstr(out, "uplink_rate=500mbit\n") || !strstr(out, "uplink_rate_bps=500000000\n"))
+        fail_msg("status: want 4 nodes x 1 rank in 2 racks, uplink 500mbit; got %d: %s", rc, out);
+    struct port ports[4];
+    int n = 0;
+    for (int k = 0; k < 2; k++) {
+        char ku[16], kd[16], kb[16];
+        snprintf(ku, sizeof ku, "mrtb-ku%d", k);
+        snprintf(kd, sizeof kd, "mrtb-kd%d", k);
+        snprintf(kb, sizeof kb, "mrtb-k%d", k);
+        port_of("mrtb-sw", ku, kb);
+        port_of("mrtb-sw", kd, "mrtb-br");
+        shaped("mrtb-sw", ku, "500Mbit");
+        shaped("mrtb-sw", kd, "500Mbit");
+        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
+        snprintf(ports[n++].dev, sizeof ports[0].dev, "%s", ku);
+        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
+        snprintf(ports[n++].dev, sizeof ports[0].dev, "%s", kd);
+    }
+    for (int node = 0; node < 4; node++) {
+        char d[16], kb[16], r[16];
+        snprintf(d, sizeof d, "mrtb-d%d", node);
+        snprintf(kb, sizeof kb, "mrtb-k%d", node / 2);
+        snprintf(r, sizeof r, "mrtb-r%d", node);
+        port_of("mrtb-sw", d, kb);
+        shaped("mrtb-sw", d, "1Gbit");
+        shaped(r, "mrtb0", "4Gbit");
+    }
+    if (have_mpi()) {
+        placement(4);
+        /* a ring 0 1 2 3: 1 -> 2 and 3 -> 0 cross the racks, one each way */
+        traffic_through(ports, n, "--algo ring --topo 4");
+    }
+    down_clean();
+
+    /* without --uplink-rate: RATE x nodes per rack, here 2 x 1gbit */
+    up_netns("--nodes 4 --ranks-per-node 1 --racks 2 --rate 1gbit");
+    rc = sh(DEADLINE " validation/testbed status");
+    if (rc != 0 || !strstr(out, "uplink_rate=2gbit\n"))
+        fail_msg("status without --uplink-rate: want uplink_rate=2gbit (1gbit x 2 nodes per rack), got %d: %s", rc, out);
+    shaped("mrtb-sw", "mrtb-ku1", "2Gbit");
+    shaped("mrtb-sw", "mrtb-kd1", "2Gbit");
+    down_clean();
+}
+
+/* ---- 7. rollback ---- */
+
+/* Write DIR/tc: a stand-in for the real tc that passes its first N calls on and then runs THEN
+ * (shell code); the caller puts DIR first in PATH. */
+static void stand_in_tc(const char *dir, int n, const char *then)
+{
+    char real[PATH_MAX], path[PATH_MAX + 64];
+    if (sh("command -v tc") != 0)
+        fail_msg("no tc: %s", out);
+    snprintf(real, sizeof real, "%.*s", (int)strcspn(out, "\n"), out);
+    if (mkdir(dir, 0755) != 0)
+        fail_msg("mkdir %s failed", dir);
+    snprintf(path, sizeof path, "%s/tc", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fail_msg("cannot write %s", path);
+    fprintf(f, "#!/bin/sh\nn=$(cat '%s/count' 2>/dev/null || echo 0)\necho $((n + 1)) >'%s/count'\n"
+               "if [ \"$n\" -ge %d ]; then %s; fi\nexec '%s' \"$@\"\n",
+            dir, dir, n, then, real);
+    fclose(f);
+    chmod(path, 0755);
+}
+
+/* remove DIR and what the stand-in and the test wrote there (out, the last output, is kept) */
+static void remove_stand_in(const char *dir)
+{
+    static const char *const files[] = {"tc", "count", "waiting", "err"};
+    char path[PATH_MAX + 64];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        if (snprintf(path, sizeof path, "%s/%s", dir, files[i]) < (int)sizeof path)
+            unlink(path);
+    }
+    rmdir(dir);
+}
+
+static void rollback(void **st)
+{
+    need_netns("rollback");
+    /* tc fails at its 21st call: up has made namespaces, bridges and links by then */
+    char dir[PATH_MAX + 64];
+    snprintf(dir, sizeof dir, "%s", sim_tmp_path("badtc"));
+    stand_in_tc(dir, 20, "echo 'RTNETLINK answers: No buffer space available' >&2; exit 2");
+    int rc = sh("PATH='%s':\"$PATH\" " DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit "
+                "2>'%s/err' >/dev/null; echo rc=$?; cat '%s/err'",
+                dir, dir, dir);
+    remove_stand_in(dir);
+    if (rc != 0 || !strstr(out, "rc=0\n") || lines(out) != 2 || !strstr(out, "cannot build network namespaces") ||
+        !strstr(out, "No buffer space"))
+        fail_msg("up where tc fails part way: want exit 0 and one line falling back with tc's error; got %s", out);
+    if (sh(LIST_MRTB " | grep .") == 0)
+        fail_msg("up where tc fails part way left mrtb objects: %s", out);
+    rc = sh(DEADLINE " validation/testbed status");
+    if (rc != 0 || !strstr(out, "mode=loopback\n"))
+        fail_msg("status after the failed build: want the loopback fallback, got %d: %s", rc, out);
     rc = sh(DEADLINE " validation/testbed down");
     if (rc != 0)
-        fail_msg("down again: want exit 0, got %d: %s", rc, out);
+        fail_msg("down: got %d: %s", rc, out);
+
+    /* TERM (to up and its children, as a ^C would) while up waits in its 11th tc */
+    snprintf(dir, sizeof dir, "%s", sim_tmp_path("slowtc"));
+    stand_in_tc(dir, 10, "touch \"$(dirname \"$0\")/waiting\"; exec sleep 100");
+    rc = sh("PATH='%s':\"$PATH\" setsid validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit "
+            ">/dev/null 2>&1 & pid=$!; i=0; while [ ! -e '%s/waiting' ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); "
+            "done; env kill -TERM -- -$pid; i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; "
+            "i=$((i + 1)); done; env kill -KILL -- -$pid 2>/dev/null; wait $pid; echo rc=$?",
+            dir, dir);
+    remove_stand_in(dir);
+    if (rc != 0 || strstr(out, "rc=0\n") || !strstr(out, "rc=143\n"))
+        fail_msg("up terminated while building: want it to end with 143 (TERM), got %d: %s", rc, out);
+    if (sh(LIST_MRTB " | grep .") == 0)
+        fail_msg("up terminated while building left mrtb objects: %s", out);
+    if (state_exists())
+        fail_msg("up terminated while building left a state file");
+}
+
+/* ---- 8. objects up did not make ---- */
+
+static void foreign(void **st)
+{
+    need_netns("foreign");
+    if (sh("ip netns add mrtb-r7") != 0)
+        fail_msg("ip netns add mrtb-r7: %s", out);
+    int rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit");
+    if (rc != 2 || lines(out) != 1 || !strstr(out, "mrtb-r7") || !strstr(out, "--force"))
+        fail_msg("up beside an mrtb namespace it did not make: want exit 2, one line naming it, got %d: %s", rc, out);
+    if (state_exists())
+        fail_msg("the refused up made a state file");
+    rc = sh(DEADLINE " validation/testbed down");
+    if (sh("ip netns list | grep -q '^mrtb-r7'") != 0)
+        fail_msg("down without --force removed a namespace it did not record");
+    rc = sh(DEADLINE " validation/testbed down --force");
+    if (rc != 0)
+        fail_msg("down --force: got %d: %s", rc, out);
+    if (sh(LIST_MRTB " | grep .") == 0)
+        fail_msg("down --force left mrtb objects: %s", out);
+}
+
+static int force_teardown(void **st)
+{
+    sh("ip netns del mrtb-r7 2>/dev/null");
+    return down_teardown(st);
 }
 
 static int group_setup(void **st)
@@ -381,7 +644,10 @@ int main(void)
         cmocka_unit_test_teardown(no_testbed, down_teardown),
         cmocka_unit_test_teardown(loopback, down_teardown),
         cmocka_unit_test_teardown(fallback, down_teardown),
-        cmocka_unit_test_teardown(netns, down_teardown),
+        cmocka_unit_test_teardown(netns_2x2, down_teardown),
+        cmocka_unit_test_teardown(netns_racks, down_teardown),
+        cmocka_unit_test_teardown(rollback, down_teardown),
+        cmocka_unit_test_teardown(foreign, force_teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, sim_tmp_teardown);
 }
