@@ -423,10 +423,14 @@ int main(int argc, char **argv)
     char err[256];
     r.prof_level = r.inter ? "inter" : "intra";
     if (rank0 && (r.inter || r.intra)) { /* the level that bounds an allreduce across nodes */
-        if (calib_fit_profile(r.inter ? r.inter : r.intra, (r.o_send + r.o_recv) / 2, &prof, err, sizeof err))
-            fprintf(stderr, "mring-calibrate: warning: no software profile: %s\n", err);
-        else
+        const level_t *l = r.inter ? r.inter : r.intra;
+        if (!calib_fit_profile(l, (r.o_send + r.o_recv) / 2, &prof, err, sizeof err))
             r.prof = &prof;
+        else if (!calib_fit_profile(l, 0, &prof, err + strlen(err), 0)) { /* the factors alone, o = 0 */
+            fprintf(stderr, "mring-calibrate: warning: %s: the profile has the factors only (o = 0)\n", err);
+            r.prof = &prof;
+        } else
+            fprintf(stderr, "mring-calibrate: warning: no software profile: %s\n", err);
     }
     int rc = rank0 ? report(&o, &r) : 0;
     MPI_Finalize();
