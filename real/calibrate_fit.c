@@ -125,6 +125,13 @@ int calib_fit_profile(const level_t *l, double o, calib_profile_t *p, char *err,
             }
         int ok = k >= 2 && m[k - 1] > m[0] &&
                  !gsl_fit_wlinear(m, 1, w, 1, t, 1, k, &a, &b, &c00, &c01, &c11, &chisq) && a > 0 && b > 0;
+        if (!ok && k > 0) { /* not a line (times that fall with size): the latency alone, slope beta */
+            double sw = 0, swa = 0;
+            for (size_t i = 0; i < k; i++)
+                sw += w[i], swa += w[i] * (t[i] - m[i] * p->beta);
+            a = swa / sw, b = p->beta;
+            ok = a > 0;
+        }
         p->sw.lat[p->sw.nlat++] = (mring_piece_t){segment_start[s], ok ? a / p->alpha : 1};
         p->sw.bw[p->sw.nbw++] = (mring_piece_t){segment_start[s], ok ? p->beta / b : 1};
     }
