@@ -125,12 +125,16 @@ int calib_fit_profile(const level_t *l, double o, calib_profile_t *p, char *err,
             }
         int ok = k >= 2 && m[k - 1] > m[0] &&
                  !gsl_fit_wlinear(m, 1, w, 1, t, 1, k, &a, &b, &c00, &c01, &c11, &chisq) && a > 0 && b > 0;
-        if (!ok && k > 0) { /* not a line (times that fall with size): the latency alone, slope beta */
-            double sw = 0, swa = 0;
-            for (size_t i = 0; i < k; i++)
+        if (!ok && k > 0) { /* not a physical line: the bandwidth alone (latency alpha), else the latency alone */
+            double smm = 0, smt = 0, sw = 0, swa = 0;
+            for (size_t i = 0; i < k; i++) {
+                smm += w[i] * m[i] * m[i], smt += w[i] * m[i] * (t[i] - p->alpha);
                 sw += w[i], swa += w[i] * (t[i] - m[i] * p->beta);
-            a = swa / sw, b = p->beta;
-            ok = a > 0;
+            }
+            if (smm > 0 && smt > 0)
+                a = p->alpha, b = smt / smm, ok = 1;
+            else
+                a = swa / sw, b = p->beta, ok = a > 0;
         }
         p->sw.lat[p->sw.nlat++] = (mring_piece_t){segment_start[s], ok ? a / p->alpha : 1};
         p->sw.bw[p->sw.nbw++] = (mring_piece_t){segment_start[s], ok ? p->beta / b : 1};

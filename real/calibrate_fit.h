@@ -47,8 +47,9 @@ typedef struct calib_profile {
  * the level's with 2 o taken out of alpha; in each segment of message sizes [0, 4K), [4K, 64K),
  * [64K, 1M), [1M, ...) with 2 or more points the segment's own weighted line a + b m of t - 2 o gives
  * L = a / alpha and B = beta / b (SMPI's piecewise calibration, Degomme et al., IEEE TPDS 2017); a
- * segment whose line is not physical (a or b <= 0) or has one point gets the latency alone (a fitted
- * with slope beta, B = 1); factor 1 when even that is not positive.  Returns 0, or
+ * segment whose line is not physical (a or b <= 0) or has one point gets the bandwidth factor alone
+ * (slope fitted with intercept alpha: L = 1), else the latency factor alone (intercept fitted with
+ * slope beta: B = 1); factor 1 when neither is positive.  Returns 0, or
  * -1 with err when o leaves no latency (2 o >= alpha).
  */
 int calib_fit_profile(const level_t *l, double o, calib_profile_t *p, char *err, size_t errlen);
