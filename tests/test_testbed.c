@@ -166,7 +166,7 @@ static void bad_input(void **st)
         {"up --nodes 2 --ranks-per-node 2 --rate 0bit", "'0bit'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 200gbit", "'200gbit'"},
         {"up --nodes 2 --ranks-per-node 2", "--rate"},
-        {"up --nodes 255 --ranks-per-node 2 --rate 1gbit", "'255'"},
+        {"up --nodes 2000 --ranks-per-node 1 --rate 1gbit", "2000"},
         {"up --nodes 200 --ranks-per-node 6 --rate 1gbit", "1200"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --intra-rate 4x", "'4x'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --racks 0", "'0'"},
@@ -387,6 +387,14 @@ struct port {
     long long before;
 };
 
+/* p[n] = DEV in NS; returns n + 1 */
+static int add_port(struct port *p, int n, const char *ns, const char *dev)
+{
+    snprintf(p[n].ns, sizeof p[n].ns, "%s", ns);
+    snprintf(p[n].dev, sizeof p[n].dev, "%s", dev);
+    return n + 1;
+}
+
 /* rank r must run in mrtb-r<r> at 10.77.0.<r+1> */
 static void placement(int nranks)
 {
@@ -431,19 +439,18 @@ static void netns_2x2(void **st)
 
     struct port ports[12];
     int n = 0;
-    for (int r = 0; r < 4; r++) {
-        char p[16], b[16];
+    for (int r = 0; r < 4; r++) { /* rank r: mrtb0 (rank -> switch) and mrtb-p<r> (switch -> rank) */
+        char ns[16], p[16], b[16];
+        snprintf(ns, sizeof ns, "mrtb-r%d", r);
         snprintf(p, sizeof p, "mrtb-p%d", r);
         snprintf(b, sizeof b, "mrtb-b%d", r / 2);
         port_of("mrtb-sw", p, b);
+        shaped(ns, "mrtb0", "4Gbit");
         shaped("mrtb-sw", p, "4Gbit");
-        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-r%d", r);
-        shaped(ports[n].ns, "mrtb0", "4Gbit");
-        snprintf(ports[n++].dev, sizeof ports[0].dev, "mrtb0");
-        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
-        snprintf(ports[n++].dev, sizeof ports[0].dev, "mrtb-p%d", r);
+        n = add_port(ports, n, ns, "mrtb0");
+        n = add_port(ports, n, "mrtb-sw", p);
     }
-    for (int node = 0; node < 2; node++) {
+    for (int node = 0; node < 2; node++) { /* the NIC: mrtb-u<n> (node -> cluster), mrtb-d<n> (cluster -> node) */
         char u[16], d[16], b[16];
         snprintf(u, sizeof u, "mrtb-u%d", node);
         snprintf(d, sizeof d, "mrtb-d%d", node);
@@ -452,10 +459,8 @@ static void netns_2x2(void **st)
         port_of("mrtb-sw", d, "mrtb-br");
         shaped("mrtb-sw", u, "1Gbit");
         shaped("mrtb-sw", d, "1Gbit");
-        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
-        snprintf(ports[n++].dev, sizeof ports[0].dev, "%s", u);
-        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
-        snprintf(ports[n++].dev, sizeof ports[0].dev, "%s", d);
+        n = add_port(ports, n, "mrtb-sw", u);
+        n = add_port(ports, n, "mrtb-sw", d);
     }
 
     rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit");
@@ -494,10 +499,8 @@ static void netns_racks(void **st)
         port_of("mrtb-sw", kd, "mrtb-br");
         shaped("mrtb-sw", ku, "500Mbit");
         shaped("mrtb-sw", kd, "500Mbit");
-        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
-        snprintf(ports[n++].dev, sizeof ports[0].dev, "%s", ku);
-        snprintf(ports[n].ns, sizeof ports[n].ns, "mrtb-sw");
-        snprintf(ports[n++].dev, sizeof ports[0].dev, "%s", kd);
+        n = add_port(ports, n, "mrtb-sw", ku);
+        n = add_port(ports, n, "mrtb-sw", kd);
     }
     for (int node = 0; node < 4; node++) {
         char d[16], kb[16], r[16];
