@@ -76,6 +76,9 @@ static void quick_run(void **state)
     assert_non_null(strstr(report, "| --algo multiring --topo 2x2 | 3 |"));
     assert_non_null(strstr(report, "| --algo mpi | 3 |"));
     assert_non_null(strstr(report, "## Overlapping multirings (chunks) against the plain ones"));
+    assert_non_null(strstr(report, "## Calibration"));
+    assert_non_null(strstr(report, "## Software costs found by calibration"));
+    /* (slurp_file's buffer is reused below: the report's checks come first) */
     /* overlap.csv: the chunked multiring against the plain one at each of the 3 sizes */
     snprintf(path, sizeof path, "%s/overlap.csv", sim_tmp);
     rows = 0;
@@ -89,7 +92,6 @@ static void quick_run(void **state)
         rows++;
     }
     assert_int_equal(rows, 3);
-    assert_non_null(strstr(report, "## Calibration"));
 }
 
 /* The real-cluster path: --hostfile with two "nodes" of this machine (mpiexec -f FILE -ppn 2): the same
@@ -118,6 +120,8 @@ static void hostfile_run(void **state)
     assert_non_null(strstr(report, "| --algo multiring --topo 2x2 | 3 |"));
     snprintf(path, sizeof path, "%s/meta", dir);
     assert_non_null(strstr(slurp_file(path), "launcher=hostfile"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* the group teardown removes plain files only */
+    assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
     /* a hostfile that is not there: one line, exit 2 */
     snprintf(cmd, sizeof cmd, "%s --quick --hostfile %s/none --ranks-per-node 2 2>&1", sim_repo_path("validation/run"),
              sim_tmp);
