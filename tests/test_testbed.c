@@ -427,6 +427,23 @@ static void traffic_through(struct port *p, int n, const char *args)
     }
 }
 
+/* A veth pair of the fabric, mrtb-sw: UP<i> on bridge BRIDGE<i> and DOWN<i> on the spine mrtb-br, both
+ * ends shaped to RATE; both added to ports.  Returns the new count. */
+static int shaped_pair(struct port *ports, int n, const char *up, const char *down, const char *bridge, int i,
+                       const char *rate)
+{
+    char u[24], d[24], b[24];
+    snprintf(u, sizeof u, "%s%d", up, i);
+    snprintf(d, sizeof d, "%s%d", down, i);
+    snprintf(b, sizeof b, "%s%d", bridge, i);
+    port_of("mrtb-sw", u, b);
+    port_of("mrtb-sw", d, "mrtb-br");
+    shaped("mrtb-sw", u, rate);
+    shaped("mrtb-sw", d, rate);
+    n = add_port(ports, n, "mrtb-sw", u);
+    return add_port(ports, n, "mrtb-sw", d);
+}
+
 static void netns_2x2(void **st)
 {
     need_netns("netns 2x2");
@@ -450,18 +467,8 @@ static void netns_2x2(void **st)
         n = add_port(ports, n, ns, "mrtb0");
         n = add_port(ports, n, "mrtb-sw", p);
     }
-    for (int node = 0; node < 2; node++) { /* the NIC: mrtb-u<n> (node -> cluster), mrtb-d<n> (cluster -> node) */
-        char u[16], d[16], b[16];
-        snprintf(u, sizeof u, "mrtb-u%d", node);
-        snprintf(d, sizeof d, "mrtb-d%d", node);
-        snprintf(b, sizeof b, "mrtb-b%d", node);
-        port_of("mrtb-sw", u, b);
-        port_of("mrtb-sw", d, "mrtb-br");
-        shaped("mrtb-sw", u, "1Gbit");
-        shaped("mrtb-sw", d, "1Gbit");
-        n = add_port(ports, n, "mrtb-sw", u);
-        n = add_port(ports, n, "mrtb-sw", d);
-    }
+    for (int node = 0; node < 2; node++) /* the NIC: mrtb-u<n> (node -> cluster), mrtb-d<n> (cluster -> node) */
+        n = shaped_pair(ports, n, "mrtb-u", "mrtb-d", "mrtb-b", node, "1Gbit");
 
     rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit");
     if (rc != 0 || !strstr(out, "already"))
@@ -490,18 +497,8 @@ static void netns_racks(void **st)
         fail_msg("status: want 4 nodes x 1 rank in 2 racks, uplink 500mbit; got %d: %s", rc, out);
     struct port ports[4];
     int n = 0;
-    for (int k = 0; k < 2; k++) {
-        char ku[16], kd[16], kb[16];
-        snprintf(ku, sizeof ku, "mrtb-ku%d", k);
-        snprintf(kd, sizeof kd, "mrtb-kd%d", k);
-        snprintf(kb, sizeof kb, "mrtb-k%d", k);
-        port_of("mrtb-sw", ku, kb);
-        port_of("mrtb-sw", kd, "mrtb-br");
-        shaped("mrtb-sw", ku, "500Mbit");
-        shaped("mrtb-sw", kd, "500Mbit");
-        n = add_port(ports, n, "mrtb-sw", ku);
-        n = add_port(ports, n, "mrtb-sw", kd);
-    }
+    for (int k = 0; k < 2; k++) /* the uplinks: mrtb-ku<k> (rack -> spine), mrtb-kd<k> (spine -> rack) */
+        n = shaped_pair(ports, n, "mrtb-ku", "mrtb-kd", "mrtb-k", k, "500Mbit");
     for (int node = 0; node < 4; node++) {
         char d[16], kb[16], r[16];
         snprintf(d, sizeof d, "mrtb-d%d", node);
