@@ -226,3 +226,10 @@ int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int6
     }
     return n;
 }
+
+void cli_profile_parse(const char *cmd, const char *arg, mring_swprof_t *sw)
+{
+    char err[256];
+    if (mring_swprof_parse(arg, sw, err, sizeof err))
+        cli_usage_error(cmd, "--%s", err);
+}

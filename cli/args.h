@@ -11,6 +11,7 @@
 #include "config.h"
 #include "dtype.h"
 #include "report.h"
+#include "swprof.h"
 
 #include <getopt.h>
 #include <stdint.h>
@@ -80,5 +81,8 @@ int cli_sweep_opt(const char *cmd, cli_sweep_t *sw, int opt, const char *arg);
 /* The sizes, each rounded down to whole elements of elsize bytes, without repeats; at most `max`.
  * Exits 2 when -e < -b or both -f and -i were given.  Returns how many. */
 int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int64_t *out, int max);
+
+/* Parse --profile's value into *sw or exit 2 naming the bad part. */
+void cli_profile_parse(const char *cmd, const char *arg, mring_swprof_t *sw);
 
 #endif

@@ -6,7 +6,6 @@
 #define MRING_CLI_H
 
 #include "args.h"
-#include "swprof.h"
 
 /* ---- the SimGrid commands (cli_sg.c, built with SimGrid) ---- */
 #define CLI_MAX_CFGS 64
@@ -24,8 +23,6 @@ typedef struct cli_cfgs {
     "  --profile P       software costs of the stack (replacing the platform's mring_sw): a name (none,\n"        \
     "                    mpi-tcp) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,... (o: CPU per message at each end,\n"      \
     "                    LogGP's o; lat/bw: latency and bandwidth factors from SIZE bytes up, as SMPI's)\n"
-/* Parse --profile's value into *sw or exit 2 naming the bad part. */
-void cli_profile_parse(const char *cmd, const char *arg, mring_swprof_t *sw);
 /* Handle --cfg NAME:VALUE and --profile P (returns 1 if opt was one of them); exits 2 on a bad value. */
 int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg);
 struct mring_platform;

@@ -132,8 +132,8 @@ int cmd_model(int argc, char **argv)
                              "1us:36GBps,2us:12.5GBps:4");
     if (links_s && mring_links_parse(links_s, &c.topo, &p, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
-    if (profile_s && mring_swprof_parse(profile_s, &p.sw, err, sizeof err)) /* replaces the platform's */
-        cli_usage_error(cmd, "--%s", err);
+    if (profile_s) /* replaces the platform's */
+        cli_profile_parse(cmd, profile_s, &p.sw);
     if (method_s && strcmp(method_s, "closed") && strcmp(method_s, "walk"))
         cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", method_s);
     walk = method_s ? !strcmp(method_s, "walk") : c.segment > 0;

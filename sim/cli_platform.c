@@ -108,9 +108,7 @@ static void figure_opt(const char *cmd, mring_platgen_t *g, int opt, const char 
     case OPT_PROFILE: {
         static char text[2048];
         mring_swprof_t sw;
-        char err[256];
-        if (mring_swprof_parse(arg, &sw, err, sizeof err))
-            cli_usage_error(cmd, "--%s", err);
+        cli_profile_parse(cmd, arg, &sw);
         g->sw = mring_swprof_format(&sw, text, sizeof text);
         break;
     }

@@ -6,13 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void cli_profile_parse(const char *cmd, const char *arg, mring_swprof_t *sw)
-{
-    char err[256];
-    if (mring_swprof_parse(arg, sw, err, sizeof err))
-        cli_usage_error(cmd, "--%s", err);
-}
-
 int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg)
 {
     if (opt == OPT_PROFILE) {

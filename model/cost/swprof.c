@@ -94,7 +94,11 @@ int mring_swprof_parse(const char *s, mring_swprof_t *sw, char *err, size_t errl
         if (!strcmp(s, mring_swprof_named(i, NULL, NULL)))
             mring_swprof_named(i, &spec, NULL);
     if (!strchr(spec, '=') && *spec) {
-        snprintf(err, errlen, "profile '%s' is not known; expected a name (none, mpi-tcp) or o=TIME;lat=...;bw=...", s);
+        char names[256] = "";
+        for (int i = 0; mring_swprof_named(i, NULL, NULL); i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     mring_swprof_named(i, NULL, NULL));
+        snprintf(err, errlen, "profile '%s' is not known; expected a name (%s) or o=TIME;lat=...;bw=...", s, names);
         return -1;
     }
     if (!(rest = copy = strdup(spec))) {
