@@ -20,9 +20,10 @@ typedef struct cli_cfgs {
 #define CLI_CFG_OPTION {"cfg", required_argument, 0, OPT_CFG}, {"profile", required_argument, 0, OPT_PROFILE}
 /* The help of --profile (simulate, tune, scaling, model). */
 #define CLI_PROFILE_HELP                                                                                           \
-    "  --profile P       software costs of the stack (replacing the platform's mring_sw): a name (none,\n"        \
-    "                    mpi-tcp) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,... (o: CPU per message at each end,\n"      \
-    "                    LogGP's o; lat/bw: latency and bandwidth factors from SIZE bytes up, as SMPI's)\n"
+    "  --profile P       software costs of the stack (replacing the platform's mring_sw): a name\n"               \
+    "                    (mring profiles lists them) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,... (o: CPU per\n"         \
+    "                    message at each end, LogGP's o; lat/bw: latency and bandwidth factors from SIZE\n"        \
+    "                    bytes up, as SMPI's)\n"
 /* Handle --cfg NAME:VALUE and --profile P (returns 1 if opt was one of them); exits 2 on a bad value. */
 int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg);
 struct mring_platform;
@@ -45,5 +46,6 @@ int cmd_route(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
 int cmd_scaling(int argc, char **argv);
 int cmd_workload(int argc, char **argv);
+int cmd_profiles(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const struct {
     {"model", cmd_model, "predicted allreduce time per size from the alpha-beta-gamma model"},
     {"verify", cmd_verify, "prove schedules correct (matching, no deadlock, exact and identical results)"},
     {"schedule", cmd_schedule, "print one rank's schedule"},
+    {"profiles", cmd_profiles, "the named software profiles (--profile): per-message costs and their sources"},
     {"workload", cmd_workload, "a training workload: gradient tensors in backward order, ready times, DDP buckets"},
 };
 

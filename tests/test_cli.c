@@ -32,6 +32,7 @@ static const struct bad_case cases[] = {
     {"unknown_command", "frobnicate", {"frobnicate", "--topo", "4x2"}},
     {"missing_value_topo", "--topo", {"model", "--links", L2, "--topo"}},
     {"missing_value_count", "--count", {"verify", "--topo", "4x2", "--count"}},
+    {"profiles_extra_argument", "extra", {"profiles", "extra"}},
     {"extra_argument", "extra", {"verify", "--topo", "4x2", "--count", "8", "extra"}},
     /* topology */
     {"topo_4x0", "4x0", {"model", "--topo", "4x0", "--links", L2}},

@@ -228,6 +228,17 @@ static void test_verify_schedule_help(void **state)
     cli_free(&r);
 }
 
+/* mring profiles: every named profile, its text form and its source */
+static void test_profiles(void **state)
+{
+    const char *args[] = {"profiles", NULL};
+    const char *want[] = {"none", "mpi-tcp", "nccl2", "mpi-ib", "gloo-tcp", "o=1.18us;lat=0:2.07", "source: ", NULL};
+    struct cli_result r = {0};
+    cli_run_ok(args, &r);
+    check_mentions(&r, want);
+    cli_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_model_csv_rings_quoted), cmocka_unit_test(test_model_json),
         cmocka_unit_test(test_schedule),              cmocka_unit_test(test_help),
         cmocka_unit_test(test_model_help),            cmocka_unit_test(test_verify_schedule_help),
+        cmocka_unit_test(test_profiles),
     };
     if (access(cli_bin(), X_OK) != 0) {
         fprintf(stderr, "test_cli_good: %s is not executable; build it (scons -Q) or set MRING_BIN\n", cli_bin());

@@ -8,18 +8,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Named profiles, each with its source.  mpi-tcp is SMPI's calibration of MPI over TCP on Ethernet:
- * the defaults of SimGrid 3.32's smpi/lat-factor and smpi/bw-factor (read from the library with
- * simgrid::config::get_value; the piecewise method is Degomme et al., IEEE TPDS 28(8), 2017). */
+/* Named profiles, each with its source (the long form in platforms/SOURCES.md, "Software profiles").
+ * mpi-tcp: the defaults of SimGrid 3.32's smpi/lat-factor and smpi/bw-factor (read from the library with
+ * simgrid::config::get_value; the piecewise method is Degomme et al., IEEE TPDS 28(8), 2017).
+ * nccl2: NCCL 2.x's own ring cost model (NVIDIA/nccl src/graph/tuning.cc, Simple protocol, the one NCCL 2.x
+ * runs for bandwidth-bound sizes): a step costs 3.4 us over NVLink and 9.6 us over the network.  Solved for
+ * o and one latency factor L on the shipped platforms' routes (an NVLink hop of 0.5 us, a GPU-to-GPU route
+ * between nodes of 3.5 us, minsky-64): 0.5 L + 2o = 3.4 and 3.5 L + 2o = 9.6 give L = 2.07, o = 1.18 us.
+ * mpi-ib: half of MVAPICH's 1.4 us one-way latency of a short message over ConnectX InfiniBand (J. Squyres,
+ * devel@lists.open-mpi.org, 2007, msg02158) as o at each end; the platform's wire latency comes on top, so
+ * it is an upper bound.
+ * gloo-tcp: half of the 55 us one-way latency (110 us round trip) of 100-byte messages over Linux TCP
+ * through Intel 1 GbE NICs (serverfault.com/questions/791539, kernel 2.6) as o at each end, and SMPI's
+ * TCP bandwidth factors (as mpi-tcp): Gloo moves its messages over plain TCP sockets. */
+#define SMPI_TCP_BW                                                                                                \
+    "bw=0:0.812084,257:0.338112,732:0.341987,1426:0.608902,3484:0.77493,5776:1.08739,9376:0.58729,15424:0.697866," \
+    "65472:0.940694"
 static const struct named {
     const char *name, *spec, *source;
 } named[] = {
     {"none", "", "no software costs: the wire's latency and bandwidth only"},
     {"mpi-tcp",
      "lat=0:2.01467,257:1.95341,732:1.9503,1426:1.61075,3484:1.88101,5776:2.18796,9376:2.59299,15424:3.48845,"
-     "65472:11.6436;bw=0:0.812084,257:0.338112,732:0.341987,1426:0.608902,3484:0.77493,5776:1.08739,9376:0.58729,"
-     "15424:0.697866,65472:0.940694",
+     "65472:11.6436;" SMPI_TCP_BW,
      "SMPI's calibration of MPI over TCP/Ethernet: SimGrid 3.32's default smpi/lat-factor and smpi/bw-factor"},
+    {"nccl2", "o=1.18us;lat=0:2.07",
+     "NCCL 2.x ring steps (Simple protocol) of 3.4 us over NVLink and 9.6 us over the network (NVIDIA/nccl "
+     "src/graph/tuning.cc), solved for o and a latency factor on 0.5 us NVLink hops and 3.5 us node-to-node routes"},
+    {"mpi-ib", "o=0.7us",
+     "MPI over InfiniBand: half of MVAPICH's 1.4 us short-message latency on ConnectX (devel@lists.open-mpi.org, "
+     "2007) at each end; the wire's latency comes on top (an upper bound)"},
+    {"gloo-tcp", "o=27.5us;" SMPI_TCP_BW,
+     "Gloo over TCP: half of the 55 us one-way latency of 100-byte messages over Linux TCP and 1 GbE "
+     "(serverfault.com/questions/791539) at each end, SMPI's TCP bandwidth factors"},
 };
 
 const char *mring_swprof_named(int i, const char **spec, const char **source)
