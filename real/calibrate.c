@@ -5,12 +5,15 @@
  *
  * Launched as `mpiexec -n P mring-calibrate --ranks-per-node R` with ranks placed R per node (rank r
  * on node r / R).  It measures, rank 0 printing the result:
- *   intra  ping-pong inside nodes (pairs of ranks; needs R >= 2),
- *   inter  ping-pong between nodes (pairs of nodes of a rack; needs P > R),
- *   rack   ping-pong between racks (pairs of racks; --nodes-per-rack),
+ *   intra  pairs of ranks inside nodes (needs R >= 2),
+ *   inter  pairs of nodes of a rack (needs P > R),
+ *   rack   pairs of racks (--nodes-per-rack),
  * every pair of a level at once (--one-pair: rank 0's only, the others waiting), over a size sweep
- * (powers of 2), one-way time = half the round trip, the median of --iters round trips after --warmup,
- * then the median over the pairs.  Each level is fitted to t(m) = alpha + beta * m by weighted least
+ * (powers of 2): the time of a step, the median of --iters steps after --warmup, then the median over
+ * the pairs.  A step (--pattern): both ranks of a pair send m bytes to each other at once, step after
+ * step with no pause, as a ring's steps load a link (exchange, the default); or half a ping-pong round
+ * trip (pingpong, SMPI's calibration), the wire idle between messages, which lets a shaper's or a
+ * NIC's buffers drain and so measures mid-size messages faster than an allreduce sees them.  Each level is fitted to t(m) = alpha + beta * m by weighted least
  * squares (GSL); LogGP's o is measured on the inter-node pairs and the software profile fitted to the
  * level that bounds an allreduce across nodes.  And the reduction throughput of the host float32 sum
  * kernel the back ends run (mring_reduce), in bytes of result per second: the figure a rank host's
@@ -46,19 +49,22 @@ static void help(void)
 {
     printf("usage: mpiexec -n P mring-calibrate --ranks-per-node R [--sizes MIN:MAX] [--iters N] [--warmup N]\n"
            "                                    [--reduce-bytes B] [--nodes-per-rack Q] [--one-pair]\n"
+           "                                    [--pattern exchange|pingpong]\n"
            "                                    [--format table|json]\n"
            "       mring-calibrate --fit-only [--o TIME] [--format table|json] < PAIRS\n\n"
-           "Measure the latency and bandwidth of the levels of a cluster by MPI ping-pong, ranks placed R per\n"
-           "node (rank r on node r / R): inside nodes (R >= 2), between nodes (P > R), between racks\n"
-           "(--nodes-per-rack), every pair of a level at once; one-way time = half the round trip, the median\n"
-           "of N round trips per size, then over the pairs.  Fit t(m) = alpha + beta * m per level by least\n"
+           "Measure the latency and bandwidth of the levels of a cluster by MPI, ranks placed R per node\n"
+           "(rank r on node r / R): inside nodes (R >= 2), between nodes (P > R), between racks\n"
+           "(--nodes-per-rack), every pair of a level at once; the time of a step (--pattern), the median\n"
+           "of N steps per size, then over the pairs.  Fit t(m) = alpha + beta * m per level by least\n"
            "squares weighted 1/t^2 (GSL); measure LogGP's o on the inter-node pairs and fit the software\n"
            "profile (o, latency and bandwidth factors per size segment: mring's mring_sw); and measure the\n"
            "host float32 sum throughput (bytes of result per second, over 64 MiB by default).\n\n"
            "  --ranks-per-node R   ranks per node (required; divides P)\n"
            "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
-           "  --iters N            timed round trips per size (default 20)\n"
-           "  --warmup N           untimed round trips first (default 3)\n"
+           "  --iters N            timed steps per size (default 20)\n"
+           "  --warmup N           untimed steps first (default 3)\n"
+           "  --pattern P          a step: exchange (default: the pair sends m bytes each way at once, step\n"
+           "                       after step, as a ring loads a link) or pingpong (half a round trip)\n"
            "  --format F           table (default) or json\n"
            "  --reduce-bytes B     buffer of the reduction throughput (default 64M; multiple of 4, 4K..1G)\n"
            "  --nodes-per-rack Q   racks of Q nodes: a third level, between racks (pairs of racks)\n"
@@ -204,14 +210,14 @@ static int fit_only(int json, double o)
 /* ---- options ---- */
 
 typedef struct opts {
-    int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes;
+    int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes, pattern;
     double fit_o;         /* --fit-only --o: s per message end, < 0 unset */
     int64_t minb, maxb;   /* B */
     int64_t reduce_bytes; /* B */
 } opts_t;
 
 enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE, OPT_ONE_PAIR,
-       OPT_O, OPT_RACK };
+       OPT_O, OPT_RACK, OPT_PATTERN };
 
 static void parse_sizes(const char *s, opts_t *o)
 {
@@ -232,7 +238,7 @@ static void parse(int argc, char **argv, opts_t *o)
         {"format", required_argument, 0, OPT_FORMAT},      {"fit-only", no_argument, 0, OPT_FIT_ONLY},
         {"reduce-bytes", required_argument, 0, OPT_REDUCE}, {"one-pair", no_argument, 0, OPT_ONE_PAIR},
         {"o", required_argument, 0, OPT_O},                {"nodes-per-rack", required_argument, 0, OPT_RACK},
-        {"help", no_argument, 0, 'h'},
+        {"pattern", required_argument, 0, OPT_PATTERN},     {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt;
     *o = (opts_t){.iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20, .reduce_bytes = REDUCE_BYTES, .fit_o = -1};
@@ -249,6 +255,11 @@ static void parse(int argc, char **argv, opts_t *o)
             break;
         case OPT_FIT_ONLY: o->fit_only = 1; break;
         case OPT_ONE_PAIR: o->one_pair = 1; break;
+        case OPT_PATTERN:
+            if (strcmp(optarg, "exchange") && strcmp(optarg, "pingpong"))
+                cli_usage_error(NULL, "--pattern '%s' is unknown; expected exchange or pingpong", optarg);
+            o->pattern = strcmp(optarg, "exchange") ? CALIB_PINGPONG : CALIB_EXCHANGE;
+            break;
         case OPT_RACK: o->rack_nodes = cli_int(NULL, "--nodes-per-rack", optarg, 1, 1 << 20); break;
         case OPT_O:
             if (mring_parse_time(optarg, &o->fit_o) || !(o->fit_o < 1))
@@ -327,9 +338,9 @@ static int report(const opts_t *o, const result_t *r)
     MPI_Get_library_version(lib, &len);
     lib[strcspn(lib, "\n")] = '\0';
     if (!o->json) {
-        printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d round trips after %d;\n"
-               "# fit %s; %s\n", r->P, r->R, (long long)o->minb, (long long)o->maxb, o->iters, o->warmup,
-               calib_fit_name, lib);
+        printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d %s steps after %d;\n"
+               "# fit %s; %s\n", r->P, r->R, (long long)o->minb, (long long)o->maxb, o->iters,
+               o->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", o->warmup, calib_fit_name, lib);
         level_table("intra", r->intra);
         level_table("inter", r->inter);
         if (r->rack)
@@ -344,8 +355,9 @@ static int report(const opts_t *o, const result_t *r)
                r->reduce / 1e9, r->reduce_all / 1e9, r->P, (long long)o->reduce_bytes);
         return fflush(stdout) ? 1 : 0;
     }
-    json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:s, s:s}", "ranks", r->P, "ranks_per_node", r->R, "nodes",
-                          (r->P + r->R - 1) / r->R, "iters", o->iters, "warmup", o->warmup, "fit", calib_fit_name,
+    json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:s}", "ranks", r->P, "ranks_per_node", r->R, "nodes",
+                          (r->P + r->R - 1) / r->R, "iters", o->iters, "warmup", o->warmup, "pattern",
+                          o->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", "fit", calib_fit_name,
                           "mpi_library", lib);
     json_object_set_new(j, "intra", level_json(r->intra));
     json_object_set_new(j, "inter", level_json(r->inter));
@@ -404,7 +416,7 @@ int main(int argc, char **argv)
     r.one_pair = o.one_pair;
     if (o.rack_nodes && (r.P / r.R) % o.rack_nodes)
         cli_usage_error(NULL, "--nodes-per-rack %d does not divide the %d nodes of the job", o.rack_nodes, r.P / r.R);
-    calib_load_t lp = {r.P, r.R, o.iters, o.warmup, o.minb, o.maxb, o.one_pair, o.rack_nodes};
+    calib_load_t lp = {r.P, r.R, o.iters, o.warmup, o.pattern, o.minb, o.maxb, o.one_pair, o.rack_nodes};
     if (r.R >= 2)
         calib_measure_level(&lp, me, CALIB_INTRA, &intra);
     if (r.P > r.R) {

@@ -84,23 +84,28 @@ static double across_pairs(const calib_load_t *lp, double v)
     return med;
 }
 
-/* One-way time of a `bytes` message to partner q, on the lower rank of the pair (-1 elsewhere): half the
- * round trip, the median of lp->iters after lp->warmup (*fastest: the least).  Every pair at once. */
-static double pingpong(const calib_load_t *lp, int me, int q, char *buf, int64_t bytes, double *t, double *fastest)
+/* The time of one step with partner q, on the lower rank of the pair (-1 elsewhere): the median of lp->iters
+ * after lp->warmup (*fastest: the least).  Every pair at once.  CALIB_PINGPONG: half a round trip, the wire
+ * idle between messages; CALIB_EXCHANGE: both send `bytes` to each other at once (MPI_Sendrecv), step
+ * after step with no pause, as a ring's steps load a link: buffers and shapers on the path never drain. */
+static double step_time(const calib_load_t *lp, int me, int q, char *buf, int64_t bytes, double *t, double *fastest)
 {
     int n = (int)bytes;
+    char *in = buf + lp->maxb;
     calib_quiet_barrier();
     for (int i = -lp->warmup; i < lp->iters && q >= 0; i++) {
-        if (me < q) {
-            double t0 = MPI_Wtime();
+        double t0 = MPI_Wtime();
+        if (lp->pattern == CALIB_EXCHANGE)
+            MPI_Sendrecv(buf, n, MPI_BYTE, q, TAG, in, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        else if (me < q) {
             MPI_Send(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD);
             MPI_Recv(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            if (i >= 0)
-                t[i] = (MPI_Wtime() - t0) / 2;
         } else {
             MPI_Recv(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD);
         }
+        if (i >= 0 && me < q)
+            t[i] = (MPI_Wtime() - t0) / (lp->pattern == CALIB_EXCHANGE ? 1 : 2);
     }
     calib_quiet_barrier();
     if (q < 0 || me > q)
@@ -112,7 +117,7 @@ static double pingpong(const calib_load_t *lp, int me, int q, char *buf, int64_t
 
 void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l)
 {
-    char *buf = calloc(1, (size_t)lp->maxb);
+    char *buf = calloc(2, (size_t)lp->maxb); /* what is sent, then what is received */
     double *t = malloc((size_t)lp->iters * sizeof *t);
     char err[256], msg[320];
     int q = calib_partner(lp, me, level), pair = q >= 0 && me < q, npairs = 0;
@@ -122,11 +127,11 @@ void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l)
     *l = (level_t){.a = 0, .b = calib_partner(lp, 0, level), .pairs = npairs};
     for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
         point_t *p = &l->pt[l->n];
-        double fastest, mine = pingpong(lp, me, q, buf, m, t, &fastest), least = 0;
+        double fastest, mine = step_time(lp, me, q, buf, m, t, &fastest), least = 0;
         MPI_Reduce(fastest >= 0 ? &fastest : &(double){INFINITY}, &least, 1, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
         p->bytes = (double)m;
         p->time = across_pairs(lp, mine);
-        p->min = least; /* the fastest round trip of any pair */
+        p->min = least; /* the fastest step of any pair */
     }
     free(buf);
     free(t);

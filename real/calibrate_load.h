@@ -1,6 +1,7 @@
 /*
  * calibrate_load.h - mring-calibrate's measurements (MPI), under load: every pair of a level
- * ping-pongs at once, as an allreduce keeps every rank busy, and LogGP's o is measured on those pairs.
+ * measures at once, as an allreduce keeps every rank busy (by default exchanging messages step after
+ * step, as a ring does), and LogGP's o is measured on those pairs.
  * Ranks are placed R per node (rank r on node r / R).  Every function is collective.
  */
 #ifndef MRING_CALIBRATE_LOAD_H
@@ -12,11 +13,15 @@
 
 typedef struct calib_load {
     int P, R;             /* ranks, ranks per node */
-    int iters, warmup;    /* timed and untimed round trips per size */
+    int iters, warmup;    /* timed and untimed steps per size */
+    int pattern;          /* CALIB_EXCHANGE or CALIB_PINGPONG */
     int64_t minb, maxb;   /* the sweep: minb, 2 minb, ... maxb bytes */
     int one_pair;         /* 1: only rank 0's pair of a level, the others waiting */
     int rack_nodes;       /* nodes per rack (racks of a third level), 0 = one rack */
 } calib_load_t;
+
+/* How a pair measures: both send to each other at once, step after step (a ring's load), or ping-pong. */
+enum { CALIB_EXCHANGE, CALIB_PINGPONG };
 
 /* The levels: inside a node, between nodes (of one rack), between racks. */
 enum { CALIB_INTRA, CALIB_INTER, CALIB_RACK };
@@ -39,9 +44,10 @@ double calib_median(double *v, int n);
 int calib_partner(const calib_load_t *lp, int me, int level);
 
 /*
- * Measure a level over the sweep into l: every pair at once, the lower rank of each timing half the
- * round trip, its median of lp->iters after lp->warmup; a point is the median over the pairs of their
- * medians (min: the fastest round trip of any pair).  Fits the line on rank 0 (calib_die when it
+ * Measure a level over the sweep into l: every pair at once, the lower rank of each timing a step
+ * (lp->pattern: one MPI_Sendrecv of m bytes each way, back to back; or half a ping-pong round trip),
+ * its median of lp->iters after lp->warmup; a point is the median over the pairs of their medians
+ * (min: the fastest step of any pair).  Fits the line on rank 0 (calib_die when it
  * cannot).  l->a and l->b are rank 0's pair.
  */
 void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
