@@ -10,10 +10,12 @@
  *   rack   pairs of racks (--nodes-per-rack),
  * every pair of a level at once (--one-pair: rank 0's only, the others waiting), over a size sweep
  * (powers of 2): the time of a step, the median of --iters steps after --warmup, then the median over
- * the pairs.  A step (--pattern): both ranks of a pair send m bytes to each other at once, step after
- * step with no pause, as a ring's steps load a link (exchange, the default); or half a ping-pong round
- * trip (pingpong, SMPI's calibration), the wire idle between messages, which lets a shaper's or a
- * NIC's buffers drain and so measures mid-size messages faster than an allreduce sees them.  Each level is fitted to t(m) = alpha + beta * m by weighted least
+ * the pairs.  A step (--pattern): half a ping-pong round trip (pingpong, the default, as SMPI
+ * calibrates); or both ranks of a pair sending m bytes to each other at once, step after step with no
+ * pause (exchange).  Measured on the 2x2 testbed at 500 Mbit/s (2026-12-01): exchange gives 21.9 MB/s
+ * per inter-node pair, two pairs sharing each node's port, 70% of the port's 62.5 MB/s where a ring
+ * reaches 98%; the platform built from it predicted a ring 2.5x too slow at 64 MiB (ping-pong: 32%
+ * too fast), so ping-pong stays the default.  Each level is fitted to t(m) = alpha + beta * m by weighted least
  * squares (GSL); LogGP's o is measured on the inter-node pairs and the software profile fitted to the
  * level that bounds an allreduce across nodes.  And the reduction throughput of the host float32 sum
  * kernel the back ends run (mring_reduce), in bytes of result per second: the figure a rank host's
@@ -63,8 +65,8 @@ static void help(void)
            "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
            "  --iters N            timed steps per size (default 20)\n"
            "  --warmup N           untimed steps first (default 3)\n"
-           "  --pattern P          a step: exchange (default: the pair sends m bytes each way at once, step\n"
-           "                       after step, as a ring loads a link) or pingpong (half a round trip)\n"
+           "  --pattern P          a step: pingpong (default: half a round trip) or exchange (the pair sends\n"
+           "                       m bytes each way at once, step after step)\n"
            "  --format F           table (default) or json\n"
            "  --reduce-bytes B     buffer of the reduction throughput (default 64M; multiple of 4, 4K..1G)\n"
            "  --nodes-per-rack Q   racks of Q nodes: a third level, between racks (pairs of racks)\n"
@@ -241,7 +243,8 @@ static void parse(int argc, char **argv, opts_t *o)
         {"pattern", required_argument, 0, OPT_PATTERN},     {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt;
-    *o = (opts_t){.iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20, .reduce_bytes = REDUCE_BYTES, .fit_o = -1};
+    *o = (opts_t){.pattern = CALIB_PINGPONG, .iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20,
+                  .reduce_bytes = REDUCE_BYTES, .fit_o = -1};
     while ((opt = cli_getopt(NULL, argc, argv, "h", opts)) != -1) {
         switch (opt) {
         case OPT_RPN: o->rpn = cli_int(NULL, "--ranks-per-node", optarg, 1, 1 << 20); break;

@@ -1,7 +1,7 @@
 /*
  * calibrate_load.h - mring-calibrate's measurements (MPI), under load: every pair of a level
- * measures at once, as an allreduce keeps every rank busy (by default exchanging messages step after
- * step, as a ring does), and LogGP's o is measured on those pairs.
+ * measures at once, as an allreduce keeps every rank busy (ping-pong, or exchanging messages step
+ * after step), and LogGP's o is measured on those pairs.
  * Ranks are placed R per node (rank r on node r / R).  Every function is collective.
  */
 #ifndef MRING_CALIBRATE_LOAD_H
@@ -14,13 +14,13 @@
 typedef struct calib_load {
     int P, R;             /* ranks, ranks per node */
     int iters, warmup;    /* timed and untimed steps per size */
-    int pattern;          /* CALIB_EXCHANGE or CALIB_PINGPONG */
+    int pattern;          /* CALIB_PINGPONG or CALIB_EXCHANGE */
     int64_t minb, maxb;   /* the sweep: minb, 2 minb, ... maxb bytes */
     int one_pair;         /* 1: only rank 0's pair of a level, the others waiting */
     int rack_nodes;       /* nodes per rack (racks of a third level), 0 = one rack */
 } calib_load_t;
 
-/* How a pair measures: both send to each other at once, step after step (a ring's load), or ping-pong. */
+/* How a pair measures: both send to each other at once, step after step, or ping-pong. */
 enum { CALIB_EXCHANGE, CALIB_PINGPONG };
 
 /* The levels: inside a node, between nodes (of one rack), between racks. */
