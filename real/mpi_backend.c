@@ -266,7 +266,7 @@ static int prepare(mring_ctx_t *c, int64_t count, size_t elsize)
 
 static int run(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op, mring_ctx_t *c)
 {
-    static const mring_transport_t table = {NULL, t_isend, t_irecv, t_reduce, t_copy, t_test, NULL};
+    static const mring_transport_t table = {NULL, t_isend, t_irecv, t_reduce, t_copy, t_test, NULL, NULL};
     mring_transport_t tp = table;
     mring_interp_t it;
     int inplace = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf, rc;

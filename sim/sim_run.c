@@ -1,8 +1,7 @@
-/* sim_run.c - one simulated allreduce, or several in flight at once (see sim.h): schedules, actors,
- * launchers, results. */
+/* sim_run.c - one simulated allreduce, or several in flight at once (see sim.h): schedules, when each
+ * rank stream starts, results. */
 #include "sim_stream.h"
 
-#include <simgrid/actor.h>
 #include <simgrid/engine.h>
 
 #include <stdio.h>
@@ -36,72 +35,104 @@ static int prepare(run_t *run, const coll_t *coll, int id, stream_ctx_t *ctxs, i
     return 0;
 }
 
-static void start_stream(const mring_platform_t *pf, stream_ctx_t *s)
-{
-    char name[64];
-    snprintf(name, sizeof name, "rank%d.%d/%d", s->rank, s->stream, s->id);
-    s->actor = sg_actor_init(name, pf->hosts[s->rank]);
-    sg_actor_ref(s->actor);
-    sg_actor_set_data(s->actor, s);
-    sg_actor_start(s->actor, mring_sim_stream_main, 0, NULL);
-}
-
-/* A rank's launcher: like a GPU stream, it issues the rank's part of collective b at b's start time,
- * and (inflight > 0) only once its part of collective b - inflight has ended. */
+/* Where each rank stands in a run of several collectives: like a GPU stream, a rank issues its part of
+ * collective b at b's start time and (inflight > 0) only once its part of collective b - inflight has
+ * ended.  The streams of a collective's rank start together. */
 typedef struct launch {
-    const mring_platform_t *pf;
     const coll_t *colls;
     stream_ctx_t *ctxs;
     const int *first; /* first[b]: index of collective b's first context; first[n] = their number */
-    int n, inflight, rank;
+    int n, inflight, P;
     double t0;
+    int *next; /* next[r]: the next collective rank r issues */
+    int failed;
 } launch_t;
 
-static void launcher_main(int argc, char **argv)
+/* Whether rank r's part of collective p has ended (or r has none). */
+static int part_ended(const launch_t *l, int p, int r)
 {
-    launch_t *l = sg_actor_get_data(sg_actor_self());
-    (void)argc, (void)argv;
-    for (int b = 0; b < l->n; b++) {
+    int S = mring_config_nstreams(l->colls[p].c);
+    for (int j = 0; r < l->colls[p].c->topo.nranks && j < S; j++)
+        if (!l->ctxs[l->first[p] + r * S + j].done)
+            return 0;
+    return 1;
+}
+
+/* Issue what rank r may issue now. */
+static void try_launch(launch_t *l, int r)
+{
+    for (int b; (b = l->next[r]) < l->n; l->next[r]++) {
         const mring_config_t *c = l->colls[b].c;
         int S = mring_config_nstreams(c);
-        if (l->rank >= c->topo.nranks)
+        if (r >= c->topo.nranks)
             continue;
-        if (l->colls[b].start > 0)
-            sg_actor_sleep_until(l->t0 + l->colls[b].start);
-        if (l->inflight > 0 && b >= l->inflight) {
-            int p = b - l->inflight, Sp = mring_config_nstreams(l->colls[p].c);
-            for (int j = 0; l->rank < l->colls[p].c->topo.nranks && j < Sp; j++)
-                sg_actor_join(l->ctxs[l->first[p] + l->rank * Sp + j].actor, -1);
-        }
+        if (l->t0 + l->colls[b].start > simgrid_get_clock() ||
+            (l->inflight > 0 && b >= l->inflight && !part_ended(l, b - l->inflight, r)))
+            return;
         for (int j = 0; j < S; j++)
-            start_stream(l->pf, &l->ctxs[l->first[b] + l->rank * S + j]);
+            if (mring_sim_stream_start(&l->ctxs[l->first[b] + r * S + j]))
+                l->failed = 1;
     }
 }
 
-/* Start the run's actors: every stream at once for one collective starting at 0, else a launcher per
- * rank.  Returns 0 or -1 (no memory). */
-static int start(const mring_platform_t *pf, run_t *run, const coll_t *colls, int n, int inflight, stream_ctx_t *ctxs,
-                 const int *first, launch_t **launchers)
+static void on_stream_done(stream_ctx_t *s)
 {
-    int P = 0;
-    if (n == 1 && colls[0].start <= 0) {
-        for (int i = 0; i < first[1]; i++)
-            start_stream(pf, &ctxs[i]);
+    try_launch(s->run->launch, s->rank);
+}
+
+/* A later start time has come: the ranks issue what they may. */
+static void on_start_time(void *arg)
+{
+    launch_t *l = arg;
+    for (int r = 0; r < l->P; r++)
+        try_launch(l, r);
+}
+
+/* Start the run: every stream at once for one collective starting at 0, else each rank as far as it may
+ * and a timer for the later start times.  Returns 0 or -1 (no memory). */
+static int start(run_t *run, launch_t *l)
+{
+    if (l->n == 1 && l->colls[0].start <= 0) {
+        for (int i = 0; i < l->first[1]; i++)
+            if (mring_sim_stream_start(&l->ctxs[i]))
+                return -1;
         return 0;
     }
-    for (int b = 0; b < n; b++)
-        P = colls[b].c->topo.nranks > P ? colls[b].c->topo.nranks : P;
-    if (!(*launchers = calloc((size_t)P, sizeof **launchers)))
+    for (int b = 0; b < l->n; b++)
+        l->P = l->colls[b].c->topo.nranks > l->P ? l->colls[b].c->topo.nranks : l->P;
+    if (!(l->next = calloc((size_t)l->P, sizeof *l->next)))
         return -1;
-    for (int r = 0; r < P; r++) {
-        char name[32];
-        (*launchers)[r] = (launch_t){pf, colls, ctxs, first, n, inflight, r, run->t0};
-        snprintf(name, sizeof name, "launcher%d", r);
-        sg_actor_t a = sg_actor_init(name, pf->hosts[r]);
-        sg_actor_set_data(a, &(*launchers)[r]);
-        sg_actor_start(a, launcher_main, 0, NULL);
+    run->on_done = on_stream_done;
+    run->launch = l;
+    for (int r = 0; r < l->P; r++)
+        try_launch(l, r);
+    for (int b = 0; b < l->n; b++)
+        if (l->colls[b].start > 0 && (b == 0 || l->colls[b].start != l->colls[b - 1].start))
+            mring_sim_at(l->t0 + l->colls[b].start, on_start_time, l);
+    return l->failed ? -1 : 0;
+}
+
+/* One line naming up to 3 streams that did not finish and their pending ops. */
+static void describe_pending(stream_ctx_t *ctxs, int n, char *err, size_t errlen)
+{
+    size_t used = (size_t)snprintf(err, errlen, "the simulation ended with operations pending: ");
+    int shown = 0;
+    for (int i = 0; i < n && used < errlen; i++) {
+        char d[512];
+        if (ctxs[i].done)
+            continue;
+        if (shown == 3) {
+            snprintf(err + used, errlen - used, "; ...");
+            break;
+        }
+        if (ctxs[i].started) {
+            mring_interp_describe(&ctxs[i].it, d, sizeof d, 1);
+            d[sizeof d - 1] = '\0';
+        } else {
+            snprintf(d, sizeof d, "rank %d stream %d did not start", ctxs[i].rank, ctxs[i].stream);
+        }
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s", shown++ ? "; " : "", d);
     }
-    return 0;
 }
 
 /* Run the n collectives to the end (at most inflight at once per rank, 0 = no limit): ends[i] = when
@@ -112,10 +143,11 @@ static int run_colls(const mring_platform_t *pf, run_t *run, const coll_t *colls
 {
     int64_t total = 0;
     int nctx = 0, rc = 0, *first = calloc((size_t)n + 1, sizeof *first);
-    launch_t *launchers = NULL;
     for (int i = 0; i < n; i++)
         total += (int64_t)colls[i].c->topo.nranks * mring_config_nstreams(colls[i].c);
     stream_ctx_t *ctxs = calloc((size_t)total, sizeof *ctxs);
+    launch_t l = {colls, ctxs, first, n, inflight, 0, run->t0, NULL, 0};
+    run->hosts = pf->hosts;
     for (int i = 0; ctxs && first && i < n; i++) {
         first[i] = nctx;
         if (prepare(run, &colls[i], i, ctxs, &nctx))
@@ -124,7 +156,7 @@ static int run_colls(const mring_platform_t *pf, run_t *run, const coll_t *colls
     if (!ctxs || !first)
         goto oom;
     first[n] = nctx;
-    if (start(pf, run, colls, n, inflight, ctxs, first, &launchers))
+    if (start(run, &l))
         goto oom;
     simgrid_run();
     for (int i = 0; i < n; i++)
@@ -136,24 +168,24 @@ static int run_colls(const mring_platform_t *pf, run_t *run, const coll_t *colls
             ends[ctxs[i].id] = ctxs[i].end - run->t0;
     }
     if (rc)
-        mring_sim_describe_pending(ctxs, nctx, err, errlen);
+        describe_pending(ctxs, nctx, err, errlen);
     if (run->oom) {
         snprintf(err, errlen, "out of memory recording the trace");
         rc = -1;
     }
-    for (int i = 0; i < nctx; i++) {
+    for (int i = 0; i < nctx; i++)
         if (ctxs[i].started)
             mring_interp_free(&ctxs[i].it);
-        if (ctxs[i].actor)
-            sg_actor_unref(ctxs[i].actor);
-    }
+    mring_sim_stream_cleanup();
     free(ctxs);
     free(first);
-    free(launchers);
+    free(l.next);
     return rc;
 oom:
-    free(ctxs); /* actors already started never run: the engine is not run again after a failure */
+    mring_sim_stream_cleanup(); /* activities already started never run: no engine run after a failure */
+    free(ctxs);
     free(first);
+    free(l.next);
     snprintf(err, errlen, "out of memory");
     return -1;
 }
@@ -161,7 +193,7 @@ oom:
 int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, mring_call_t k, int inplace, int trace,
                    mring_sim_result_t *res, char *err, size_t errlen)
 {
-    run_t run = {inplace, trace, simgrid_get_clock(), pf->sw.o, res, 0, 0};
+    run_t run = {inplace, trace, simgrid_get_clock(), pf->sw.o, res, 0, 0, NULL, NULL, NULL};
     coll_t coll = {c, k, 0, NULL};
     int rc;
     memset(res, 0, sizeof *res);
@@ -187,7 +219,7 @@ int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, mring_ca
 int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inflight, int inplace,
                               char *err, size_t errlen)
 {
-    run_t run = {inplace, 0, simgrid_get_clock(), pf->sw.o, NULL, 0, 0};
+    run_t run = {inplace, 0, simgrid_get_clock(), pf->sw.o, NULL, 0, 0, NULL, NULL, NULL};
     coll_t *cs = calloc((size_t)n, sizeof *cs);
     double *ends = calloc((size_t)n, sizeof *ends);
     int rc = -1;

@@ -1,6 +1,8 @@
 /*
- * sim_stream.h - inside the SimGrid back end (sim_run.c, sim_stream.c): one actor per rank stream
- * running its schedule through the interpreter over SimGrid mailboxes and executions.
+ * sim_stream.h - inside the SimGrid back end (sim_run.c, sim_stream.cpp): every rank stream runs its
+ * schedule through the interpreter over SimGrid activities started from the engine itself, with no
+ * actor: host-to-host communications (Comm::sendto) matched in order per channel, executions for the
+ * reductions and for LogGP's o, and the completion of each activity driving the streams it concerns.
  */
 #ifndef MRING_SIM_STREAM_H
 #define MRING_SIM_STREAM_H
@@ -28,10 +30,12 @@ typedef struct stream_ctx {
     req_t *sendq;  /* its sends not yet finished, in issue order (see t_comm) */
     int id, rank, stream; /* id: the collective's index in the run */
     mring_rank_sched_t view; /* the rank's schedule restricted to this stream */
+    mring_transport_t tp;    /* the interpreter keeps a pointer to it */
     mring_interp_t it;
     int started, done, failed;
+    int busy;  /* paying o or reducing: an execution of its host is running, nothing else moves */
+    int dirty; /* an activity of it completed: it moves once every completion of this instant is in */
     double end;
-    sg_actor_t actor; /* referenced until the run ends (joined by a launcher) */
 } stream_ctx_t;
 
 struct run {
@@ -41,12 +45,22 @@ struct run {
     mring_sim_result_t *res;
     int64_t capevents;
     int oom;
+    sg_host_t *hosts;                    /* rank -> host */
+    void (*on_done)(stream_ctx_t *done); /* NULL, or called when a stream has finished */
+    void *launch;                        /* on_done's data */
 };
 
-/* The actor of a rank stream: its data is its stream_ctx_t; sets done and end, or failed. */
-void mring_sim_stream_main(int argc, char **argv);
+/* Start a rank stream's schedule: its first ops are posted now (from the engine or an actor); the
+ * completions of its activities carry it on while simgrid_run() runs.  Sets done and end, or failed.
+ * Returns 0 or -1 (no memory). */
+int mring_sim_stream_start(stream_ctx_t *s);
 
-/* One line naming up to 3 streams that did not finish and their pending ops. */
-void mring_sim_describe_pending(stream_ctx_t *ctxs, int n, char *err, size_t errlen);
+/* Call fn(arg) from the engine when the simulated clock reaches date (seconds; SimGrid's kernel timer:
+ * no actor). */
+void mring_sim_at(double date, void (*fn)(void *arg), void *arg);
+
+/* After simgrid_run(): release what the run's activities left (mring_sim_stream_start's matching tables,
+ * the completed activities). */
+void mring_sim_stream_cleanup(void);
 
 #endif

@@ -99,7 +99,7 @@ static void fix_init(fix_t *f, int rank, int nstreams)
     assert_int_equal(mring_rank_sched_init(&f->rs, rank, nstreams), 0);
     f->m.rs = &f->rs;
     f->m.fail_kind = -1;
-    f->tp = (mring_transport_t){&f->m, m_isend, m_irecv, m_reduce, m_copy, m_test, NULL};
+    f->tp = (mring_transport_t){&f->m, m_isend, m_irecv, m_reduce, m_copy, m_test, NULL, NULL};
 }
 
 #define FIX(f, rank, nstreams) fix_t f; fix_init(&f, rank, nstreams)

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* An algorithm: an index into the generator registry (algo.h).  The built-in ones keep these ids;
  * mring_algo_register adds more after them. */
@@ -66,7 +67,9 @@ typedef struct mring_call {
 /* Default configuration on topo: multiring, 1 ring per dimension, ring in every dimension, no segment. */
 static inline void mring_config_default(mring_config_t *c, const mring_topo_t *topo)
 {
-    *c = (mring_config_t){.algo = MRING_ALGO_MULTIRING, .topo = *topo};
+    memset(c, 0, sizeof *c); /* not a designated initializer: C++ (sim_stream.cpp) includes this header */
+    c->algo = MRING_ALGO_MULTIRING;
+    c->topo = *topo;
     for (int i = 0; i < MRING_MAX_DIMS; i++)
         c->rings[i] = 1;
 }

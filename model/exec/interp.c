@@ -52,12 +52,15 @@ static int post(mring_interp_t *it, int s, const mring_op_t *op, void **req)
     }
 }
 
-/* Test in-flight ops of stream s; drop completed ones. Returns completions, or -1 on failure. */
+static int is_busy(const mring_interp_t *it) { return it->tp->busy && it->tp->busy(it->tp->ctx); }
+
+/* Test in-flight ops of stream s until the rank becomes busy; drop completed ones. Returns completions, or -1
+ * on failure. */
 static int64_t reap(mring_interp_t *it, int s)
 {
     mring_interp_stream_t *st = &it->st[s];
-    int64_t kept = 0, done_n = 0;
-    for (int64_t i = 0; i < st->nflight; i++) {
+    int64_t kept = 0, done_n = 0, i = 0;
+    for (; i < st->nflight && !is_busy(it); i++) {
         int done = 0;
         if (it->tp->test(it->tp->ctx, st->flight[i].req, &done)) {
             it->failed = 1;
@@ -68,6 +71,8 @@ static int64_t reap(mring_interp_t *it, int s)
         else
             st->flight[kept++] = st->flight[i];
     }
+    for (; i < st->nflight; i++) /* not tested: the rank became busy */
+        st->flight[kept++] = st->flight[i];
     st->nflight = kept;
     it->remaining -= done_n;
     return done_n;
@@ -106,11 +111,12 @@ int mring_interp_progress(mring_interp_t *it)
     for (int s = 0; s < it->rs->nstreams; s++) {
         const mring_stream_t *ops = &it->rs->streams[s];
         mring_interp_stream_t *st = &it->st[s];
-        int64_t r = reap(it, s);
+        int64_t r = st->issuing ? 0 : reap(it, s);
+        st->issuing = 0;
         if (r < 0)
             return MRING_INTERP_ERROR;
         moved |= r > 0;
-        while (st->next < ops->nops) {
+        while (st->next < ops->nops && !is_busy(it)) {
             const mring_op_t *op = &ops->ops[st->next];
             void *req;
             if (blocked(it, s, op)) {
@@ -118,7 +124,7 @@ int mring_interp_progress(mring_interp_t *it)
                 if ((r = reap(it, s)) < 0)
                     return MRING_INTERP_ERROR;
                 moved |= r > 0;
-                if (r == 0 || blocked(it, s, op))
+                if (r == 0 || blocked(it, s, op) || is_busy(it))
                     break;
             }
             if (post(it, s, op, &req)) {
@@ -135,6 +141,7 @@ int mring_interp_progress(mring_interp_t *it)
             }
             st->next++;
             moved = 1;
+            st->issuing = is_busy(it);
         }
     }
     if (it->remaining == 0)

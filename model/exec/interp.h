@@ -28,6 +28,10 @@ typedef struct mring_transport {
     int (*test)(void *ctx, void *req, int *done);
     /* Optional: block until one of reqs[0..n-1] may have completed.  NULL: the interpreter yields the CPU. */
     int (*wait_any)(void *ctx, void **reqs, int n);
+    /* Optional: nonzero while the back end holds the rank busy (an event-driven back end paying a CPU cost
+     * where a thread or actor would block in the call): progress then issues and reaps nothing more and
+     * returns; the back end calls it again once the rank is free. */
+    int (*busy)(void *ctx);
 } mring_transport_t;
 
 typedef struct mring_flight {
@@ -39,6 +43,8 @@ typedef struct mring_interp_stream {
     int64_t next;           /* next op to issue */
     mring_flight_t *flight; /* issued, not completed */
     int64_t nflight, capflight;
+    int issuing; /* the rank became busy (transport busy()) in the op just issued: the next progress goes on
+                    issuing before it reaps, as a blocking call returns into the issue loop */
 } mring_interp_stream_t;
 
 typedef struct mring_interp {

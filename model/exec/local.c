@@ -196,7 +196,7 @@ int mring_local_run(const mring_rank_sched_t *scheds, int nranks, int inplace, c
     for (int r = 0; r < nranks; r++, ninit++) {
         rcs[r].w = &w;
         rcs[r].rank = r;
-        tps[r] = (mring_transport_t){&rcs[r], t_isend, t_irecv, t_reduce, t_copy, t_test, NULL};
+        tps[r] = (mring_transport_t){&rcs[r], t_isend, t_irecv, t_reduce, t_copy, t_test, NULL, NULL};
         if (mring_interp_init(&its[r], &scheds[r], &tps[r], inplace)) {
             snprintf(err, errlen, "out of memory");
             goto out;
