@@ -1,16 +1,17 @@
 /*
- * sim.h - the SimGrid back end: run every rank's schedule as SimGrid actors on a platform.
+ * sim.h - the SimGrid back end: run every rank's schedule on a platform with SimGrid activities.
  *
  * Platform convention (platforms/README.md): every host that runs a rank carries the property
  * mring_rank = its rank (0..P-1, each once); the root zone carries mring_topo = the platform's
  * natural topology (e.g. 4x16x4).  A rank host's speed is its reduction throughput, one flop per
  * byte of reduced output (a GPU's memory bandwidth over the 3 bytes a reduction moves per byte).
- * Each stream of each rank is one actor on the rank's host: SEND = sg_mailbox_put_async, RECV =
- * sg_mailbox_get_async (mailbox per receiver, sender and stream; messages of a stream between two
- * ranks match in order, which the verifier checks against the tags; a stream's sends to one peer
- * leave in order, at most 2 on the wire at once, like messages on one connection, so pipelined
- * pieces arrive one after another instead of all at the end), REDUCE/COPY = sg_actor_execute
- * of the bytes (COPY counts 2/3 of a reduction, as in cost.h).
+ * Each stream of each rank runs its schedule through the interpreter with no actor (sim_stream.cpp):
+ * SEND and RECV meet in order per channel (collective, sender, receiver, stream: messages of a stream
+ * between two ranks match in order, which the verifier checks against the tags) and the transfer is
+ * then a Comm::sendto between the two rank hosts; a stream's sends to one peer leave in order, at most
+ * 2 on the wire at once, like messages on one connection, so pipelined pieces arrive one after another
+ * instead of all at the end; REDUCE/COPY are executions of the bytes on the rank's host (COPY counts
+ * 2/3 of a reduction, as in cost.h), during which the stream does nothing else.
  */
 #ifndef MRING_SIM_H
 #define MRING_SIM_H
