@@ -25,7 +25,8 @@ static void help(void)
            "  --type T          element type (default float32)\n"
            "  --out FILE        write the tuning file (JSON: size ranges -> configuration) for the executor\n"
            "  --plot FILE.png   draw busbw against size for the best configuration of each algorithm (gnuplot)\n"
-           "  --jobs N          tune N sizes at once in worker processes (default: the number of cores)\n"
+           "  --jobs N          tune N sizes at once in worker processes (default: the number of cores;\n"
+           "                    under an MPI launcher 1 per rank)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n" CLI_PROFILE_HELP);
 }
 
@@ -97,12 +98,16 @@ int cmd_tune(int argc, char **argv)
     mring_dtype_t dtype = MRING_FLOAT32;
     int64_t sizes[4096];
     char err[1024], topo[64];
-    int n;
+    int n, rank, nprocs;
     o.sweep = (cli_sweep_t){1024, 1 << 30, 0, 2, "1K", "1G", NULL};
     parse(cmd, argc, argv, &o);
     if (o.type && mring_dtype_parse(o.type, &dtype))
         cli_usage_error(cmd, "--type '%s' is unknown; expected one of %s", o.type, mring_dtype_list());
     n = cli_sweep_sizes(cmd, &o.sweep, (int64_t)mring_dtype_size(dtype), sizes, 4096);
+    if (mring_tune_mpi_start(&rank, &nprocs))
+        cli_fail(cmd, "started by an MPI launcher, but MPI could not be initialised (or mring was built without MPI)");
+    if (rank > 0 && !freopen("/dev/null", "w", stdout)) /* rank 0 prints and writes */
+        cli_fail(cmd, "rank %d: cannot silence stdout", rank);
     cli_platform_load(cmd, &o.cfgs, o.platform, &pf);
     mring_tune_t *t = mring_tune_new(&pf, mring_dtype_size(dtype), o.plot != NULL);
     mring_tune_size_t *res = calloc((size_t)n, sizeof *res);
@@ -114,11 +119,14 @@ int cmd_tune(int argc, char **argv)
     printf("# %12s  %-64s %11s %8s %9s %9s\n#%14s  %-64s %11s %8s %9s %9s\n", "size", "best configuration",
            "time", "busbw", "vs ring", "vs raben.", "(B)", "", "(us)", "(GB/s)", "", "");
     fflush(stdout);
-    int jobs = o.jobs > 0 ? o.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN), P_n[2] = {pf.nranks, n};
-    if (isatty(2))
+    /* under MPI one process per core is the launcher's business: each rank tunes in-process by default */
+    int jobs = o.jobs > 0 ? o.jobs : nprocs > 1 ? 1 : (int)sysconf(_SC_NPROCESSORS_ONLN), P_n[2] = {pf.nranks, n};
+    if (isatty(2) && rank == 0)
         fprintf(stderr, "tune: size 1/%d...", n);
-    if (mring_tune_sweep(t, sizes, n, jobs, res, row_done, P_n, err, sizeof err))
+    if ((nprocs > 1 ? mring_tune_sweep_mpi : mring_tune_sweep)(t, sizes, n, jobs, res, row_done, P_n, err, sizeof err))
         cli_fail(cmd, "%s", err);
+    if (rank > 0)
+        o.out = o.plot = NULL;
     if (o.out && mring_tune_write_file(o.out, o.platform, res, n, pf.nranks, mring_dtype_name(dtype), err, sizeof err))
         cli_fail(cmd, "%s", err);
     if (o.plot && mring_tune_plot(o.plot, res, n, pf.nranks, err, sizeof err))
@@ -126,5 +134,6 @@ int cmd_tune(int argc, char **argv)
     mring_tune_free(t);
     free(res);
     free(pf.hosts);
+    mring_tune_mpi_end(nprocs);
     return 0;
 }

@@ -160,6 +160,19 @@ void mring_tune_free(mring_tune_t *t)
 
 int mring_tune_ncandidates(const mring_tune_t *t) { return t->ncands; }
 
+int mring_tune_embed_id(const mring_tune_t *t, const mring_embed_t *e)
+{
+    for (int i = 0; e && i < t->ncands; i++)
+        if (t->cands[i].c.embed == e)
+            return i;
+    return -1;
+}
+
+const mring_embed_t *mring_tune_embed_of(const mring_tune_t *t, int id)
+{
+    return id >= 0 && id < t->ncands ? t->cands[id].c.embed : NULL;
+}
+
 static const mring_tune_t *sort_ctx;
 
 static int by_model(const void *a, const void *b)

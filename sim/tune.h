@@ -43,13 +43,37 @@ int mring_tune_ncandidates(const mring_tune_t *t);
 int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char *err, size_t errlen);
 
 /*
- * Tune sizes[0..n-1] into res[0..n-1] with `jobs` worker processes (each a fork with its own copy of
- * the loaded platform; sizes are independent simulations), calling done(i, &res[i], arg) in size
- * order as results come in (done may be NULL).  Returns 0, or nonzero with err naming the size that
+ * Tune sizes[0..n-1] into res[0..n-1] with at most `jobs` worker processes at once, one per size (a
+ * fork with its own copy of the loaded platform, its clock at 0: a size's times are the same bytes
+ * however the sizes are spread), calling done(i, &res[i], arg) in size order as results come in
+ * (done may be NULL).  Returns 0, or nonzero with err naming the size that
  * failed.  (tune_sweep.c)
  */
 int mring_tune_sweep(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mring_tune_size_t *res,
                      void (*done)(int i, const mring_tune_size_t *s, void *arg), void *arg, char *err, size_t errlen);
+
+/*
+ * Spreading a tune over MPI ranks (tune_mpi.c; `mpiexec -n N mring tune`, `srun --mpi=pmi2`).
+ * mring_tune_mpi_start: when an MPI launcher started this process with others (PMI_SIZE,
+ * OMPI_COMM_WORLD_SIZE or PMIX_SIZE > 1), MPI_Init and this process's rank and the number of
+ * processes; otherwise rank 0 of 1 and nothing done.  Returns 0, or -1 when MPI_Init failed or mring
+ * was built without MPI.  mring_tune_mpi_end: MPI_Finalize when started.
+ * mring_tune_sweep_mpi: mring_tune_sweep over the ranks (rank r tunes sizes r, r + N, ..., with `jobs`
+ * worker processes of its own); on rank 0, res[] and done() in size order as mring_tune_sweep gives
+ * them, the same bytes as one process; on the other ranks nothing in res.  Returns 0, or nonzero with
+ * err (on rank 0) naming the rank and size that failed.
+ */
+int mring_tune_mpi_start(int *rank, int *nprocs);
+void mring_tune_mpi_end(int nprocs);
+int mring_tune_sweep_mpi(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mring_tune_size_t *res,
+                         void (*done)(int i, const mring_tune_size_t *s, void *arg), void *arg, char *err,
+                         size_t errlen);
+
+/* The id of embedding e among t's candidates (-1: NULL or not one of them) and the embedding of an id
+ * (NULL for -1): the same ids in every process that built t from the same platform and element size,
+ * so picks can travel between processes. */
+int mring_tune_embed_id(const mring_tune_t *t, const mring_embed_t *e);
+const mring_embed_t *mring_tune_embed_of(const mring_tune_t *t, int id);
 
 /*
  * Write the tuning file (whole or not at all): {"mring_tuning": 1, "platform", "ranks", "type",

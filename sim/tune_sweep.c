@@ -1,4 +1,4 @@
-/* tune_sweep.c - many sizes tuned at once in worker processes (see tune.h). */
+/* tune_sweep.c - many sizes tuned at once in worker processes, one per size (see tune.h). */
 #include "tune.h"
 
 #include <stdio.h>
@@ -25,31 +25,30 @@ static int read_full(int fd, void *buf, size_t len)
     return 0;
 }
 
-/* Fork a worker that tunes sizes k, k + jobs, ... (its own copy of the loaded SimGrid platform) and
- * writes one record per size to the returned pipe.  Sizes are independent simulations: the workers
- * use the machine's cores. */
-static int spawn_worker(mring_tune_t *t, const int64_t *sizes, int n, int k, int jobs)
+/* Fork a worker that tunes size `size` (in its own copy of the loaded SimGrid platform, whose clock is still
+ * at 0: a size's simulated times do not depend on which sizes a process simulated before, so any number of
+ * jobs or MPI ranks gives the same bytes) and writes its record to the returned pipe.  Sizes are
+ * independent simulations: the workers use the machine's cores. */
+static int spawn_worker(mring_tune_t *t, int64_t size, pid_t *pid)
 {
     int fd[2];
     if (pipe(fd))
         return -1;
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
+    if ((*pid = fork()) < 0) {
         close(fd[0]);
-        for (int i = k; i < n; i += jobs) {
-            static record_t rec;
-            memset(&rec, 0, sizeof rec);
-            rec.rc = mring_tune_size(t, sizes[i], &rec.res, rec.err, sizeof rec.err);
-            for (size_t put = 0; put < sizeof rec;) {
-                ssize_t w = write(fd[1], (char *)&rec + put, sizeof rec - put);
-                if (w <= 0)
-                    _exit(1);
-                put += (size_t)w;
-            }
-            if (rec.rc)
-                break;
+        close(fd[1]);
+        return -1;
+    }
+    if (*pid == 0) {
+        static record_t rec;
+        close(fd[0]);
+        memset(&rec, 0, sizeof rec);
+        rec.rc = mring_tune_size(t, size, &rec.res, rec.err, sizeof rec.err);
+        for (size_t put = 0; put < sizeof rec;) {
+            ssize_t w = write(fd[1], (char *)&rec + put, sizeof rec - put);
+            if (w <= 0)
+                _exit(1);
+            put += (size_t)w;
         }
         _exit(0);
     }
@@ -60,31 +59,56 @@ static int spawn_worker(mring_tune_t *t, const int64_t *sizes, int n, int k, int
 int mring_tune_sweep(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mring_tune_size_t *res,
                      void (*done)(int i, const mring_tune_size_t *s, void *arg), void *arg, char *err, size_t errlen)
 {
-    int fds[64], started = 0, rc = 0;
-    jobs = jobs < 1 ? 1 : jobs > n ? n : jobs > 64 ? 64 : jobs;
-    for (; started < jobs; started++)
-        if ((fds[started] = spawn_worker(t, sizes, n, started, jobs)) < 0) {
-            snprintf(err, errlen, "cannot start tuning worker %d", started);
-            rc = -1;
-            break;
+    int fds[64], next = 0, rc = 0;
+    pid_t pids[64];
+    jobs = jobs < 1 ? 1 : jobs > 64 ? 64 : jobs;
+    for (int i = 0; i < n; i++) { /* at most `jobs` workers, results taken in size order */
+        while (rc == 0 && next < n && next < i + jobs) {
+            if ((fds[next % jobs] = spawn_worker(t, sizes[next], &pids[next % jobs])) < 0) {
+                snprintf(err, errlen, "cannot start a tuning worker for %lld bytes", (long long)sizes[next]);
+                rc = -1;
+                break;
+            }
+            next++;
         }
-    for (int i = 0; rc == 0 && i < n; i++) { /* worker i % jobs sends its sizes in order */
+        if (i >= next)
+            break;
         static record_t rec;
-        if (read_full(fds[i % jobs], &rec, sizeof rec)) {
-            snprintf(err, errlen, "tuning worker %d stopped before %lld bytes", i % jobs, (long long)sizes[i]);
+        int fd = fds[i % jobs];
+        if (rc == 0 && read_full(fd, &rec, sizeof rec)) {
+            snprintf(err, errlen, "the tuning worker for %lld bytes stopped before its result", (long long)sizes[i]);
             rc = -1;
-        } else if (rec.rc) {
+        } else if (rc == 0 && rec.rc) {
             snprintf(err, errlen, "tuning %lld bytes: %s", (long long)sizes[i], rec.err);
             rc = rec.rc;
-        } else {
+        } else if (rc == 0) {
             res[i] = rec.res;
             if (done)
                 done(i, &res[i], arg);
         }
-    }
-    for (int k = 0; k < started; k++) {
-        close(fds[k]);
-        wait(NULL);
+        close(fd);
+        waitpid(pids[i % jobs], NULL, 0);
     }
     return rc;
 }
+
+#ifndef MRING_HAVE_MPI
+/* Built without MPI: one process; started by an MPI launcher with others, an error (each would tune
+ * every size and print it). */
+int mring_tune_mpi_start(int *rank, int *nprocs)
+{
+    const char *v = getenv("PMI_SIZE");
+    *rank = 0;
+    *nprocs = 1;
+    return v && atoi(v) > 1 ? -1 : 0;
+}
+
+void mring_tune_mpi_end(int nprocs) { (void)nprocs; }
+
+int mring_tune_sweep_mpi(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mring_tune_size_t *res,
+                         void (*done)(int i, const mring_tune_size_t *s, void *arg), void *arg, char *err,
+                         size_t errlen)
+{
+    return mring_tune_sweep(t, sizes, n, jobs, res, done, arg, err, errlen);
+}
+#endif

@@ -1,6 +1,7 @@
 /*
  * test_tune.c - `mring tune` on minsky-64 over small sizes: the table, the tuning file (contiguous
- * size ranges from 0 to INT64_MAX, configurations that `mring verify` accepts), the plot, bad input.
+ * size ranges from 0 to INT64_MAX, configurations that `mring verify` accepts), the plot, bad input,
+ * and the same bytes from one worker and from 2 MPI ranks (mpiexec; skipped without it).
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -17,8 +18,11 @@
 
 #include "sim_cli.h"
 
+#include "mpi_run.h"
+
 /* Runs tune once for the whole file: -b 1K -e 64K -f 8 (1K, 8K, 64K). */
 static struct cli_result tuned;
+static char *tuned_out; /* a copy of tuned.out (the table test cuts tuned.out into lines) */
 
 static int setup(void **state)
 {
@@ -26,12 +30,16 @@ static int setup(void **state)
         return -1;
     const char *args[] = {"tune", "--platform", sim_repo_path("platforms/minsky-64.xml"), "-b", "1K", "-e", "64K",
                           "-f", "8", "--out", sim_tmp_path("tuning.json"), "--plot", sim_tmp_path("busbw.png"), NULL};
-    return cli_run(args, &tuned) || !tuned.exited || tuned.status != 0;
+    if (cli_run(args, &tuned) || !tuned.exited || tuned.status != 0 || !(tuned_out = malloc(tuned.out_len + 1)))
+        return -1;
+    memcpy(tuned_out, tuned.out, tuned.out_len + 1);
+    return 0;
 }
 
 static int teardown(void **state)
 {
     cli_free(&tuned);
+    free(tuned_out);
     return sim_tmp_teardown(state);
 }
 
@@ -124,9 +132,60 @@ static void bad_input(void **state)
     }
 }
 
+/* The whole file's bytes, or fail. */
+static char *file_bytes(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    if (!f || fseek(f, 0, SEEK_END) || (*len = (size_t)ftell(f), fseek(f, 0, SEEK_SET)) ||
+        !(buf = malloc(*len + 1)) || fread(buf, 1, *len, f) != *len)
+        fail_msg("cannot read %s", path);
+    fclose(f);
+    return buf;
+}
+
+/* out and the tuning file at path are the setup run's (default jobs), byte for byte. */
+static void assert_same_as_setup(const struct cli_result *r, const char *path)
+{
+    size_t a, b;
+    char *want = file_bytes(sim_tmp_path("tuning.json"), &a), *got = file_bytes(path, &b);
+    if (!r->exited || r->status != 0)
+        fail_msg("%s: exit %d, stderr: %s", r->cmd, r->status, r->err);
+    assert_int_equal(r->out_len, tuned.out_len);
+    assert_memory_equal(r->out, tuned_out, tuned.out_len);
+    assert_int_equal(b, a);
+    assert_memory_equal(got, want, a);
+    free(want);
+    free(got);
+}
+
+/* One worker, and 2 MPI ranks each tuning its share, give the setup run's table and file exactly. */
+static void spread(void **state)
+{
+    struct cli_result r;
+    double secs;
+    (void)state;
+    const char *one[] = {"tune", "--platform", sim_repo_path("platforms/minsky-64.xml"), "-b", "1K", "-e", "64K",
+                         "-f", "8", "--jobs", "1", "--out", sim_tmp_path("one.json"), NULL};
+    cli_run_ok(one, &r);
+    assert_same_as_setup(&r, sim_tmp_path("one.json"));
+    cli_free(&r);
+    if (system("command -v mpiexec >/dev/null 2>&1") != 0)
+        skip();
+    const char *mpi[] = {"mpiexec", "-n", "2", cli_bin(), "tune", "--platform",
+                         sim_repo_path("platforms/minsky-64.xml"), "-b", "1K", "-e", "64K", "-f", "8", "--out",
+                         sim_tmp_path("mpi.json"), NULL};
+    assert_int_equal(mpi_run_input(mpi, NULL, 300, &r, &secs), 0);
+    if (strstr(r.err, "built without MPI"))
+        skip();
+    assert_same_as_setup(&r, sim_tmp_path("mpi.json"));
+    cli_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(table), cmocka_unit_test(tuning_file),
-                                       cmocka_unit_test(plot), cmocka_unit_test(bad_input)};
+                                       cmocka_unit_test(plot), cmocka_unit_test(bad_input),
+                                       cmocka_unit_test(spread)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
