@@ -55,7 +55,7 @@ int mring_tune_sweep(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mri
 /*
  * Spreading a tune over MPI ranks (tune_mpi.c; `mpiexec -n N mring tune`, `srun --mpi=pmi2`).
  * mring_tune_mpi_start: when an MPI launcher started this process with others (PMI_SIZE,
- * OMPI_COMM_WORLD_SIZE or PMIX_SIZE > 1), MPI_Init and this process's rank and the number of
+ * OMPI_COMM_WORLD_SIZE or SLURM_STEP_NUM_TASKS > 1), MPI_Init and this process's rank and the number of
  * processes; otherwise rank 0 of 1 and nothing done.  Returns 0, or -1 when MPI_Init failed or mring
  * was built without MPI.  mring_tune_mpi_end: MPI_Finalize when started.
  * mring_tune_sweep_mpi: mring_tune_sweep over the ranks (rank r tunes sizes r, r + N, ..., with `jobs`

@@ -60,7 +60,7 @@ typedef struct status {
 
 static int launched_size(void)
 {
-    const char *vars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE"};
+    const char *vars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = getenv(vars[i]);
         if (v && atoi(v) > 1)
