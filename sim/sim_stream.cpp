@@ -1,9 +1,10 @@
 // sim_stream.cpp - the SimGrid transport of the interpreter, without actors (sim_stream.h).
 //
 // A rank stream is an interpreter (interp.h) that the engine drives: its ops become activities started
-// from wherever the engine is (maestro, or the launcher of sim_run.c), and the completion of each
-// activity (Activity::on_completion, SimGrid's way to run activities without actors) carries on the
-// streams it concerns.  The semantics are those a stream actor had, blocking where it blocked:
+// by the engine itself (maestro: before the run, in completion callbacks and in sim_run.c's start-time
+// timers), and the completions of its activities (Activity::on_completion, SimGrid's way to run
+// activities without actors) carry it on, once every completion of the current instant is in (see
+// touch()), in issue order.  The semantics are those a stream actor had, blocking where it blocked:
 //   - a send pays o on the sender's host (an execution its streams share) and then offers its message
 //     on the channel (collective, sender, receiver, stream); the k-th message offered on a channel
 //     meets the k-th receive posted on it (a mailbox's FIFO matching), and only then does the transfer
