@@ -20,6 +20,7 @@
 #include <simgrid/host.h>
 #include <simgrid/link.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xbt/dynar.h>
@@ -253,6 +254,36 @@ static int search_dim(const mring_platform_t *pf, const mring_topo_t *grid, int 
     return rc;
 }
 
+/* Dimension searches already made (the tuner asks for the same group and cycle count under many
+ * candidates): what search_dim depends on, and the text it appended. */
+typedef struct memo {
+    const mring_platform_t *pf;
+    int dims[MRING_MAX_DIMS], i, ncycles, both;
+    char *text;
+} memo_t;
+static memo_t memo[1024];
+static int nmemo;
+
+/* search_dim through the memo (a full memo is only bypassed). */
+static int search_dim_memo(const mring_platform_t *pf, const mring_topo_t *grid, int i, int ncycles, int both,
+                           char *text, size_t len)
+{
+    memo_t key;
+    memset(&key, 0, sizeof key); /* padding too: keys compare with memcmp */
+    key.pf = pf, key.i = i, key.ncycles = ncycles, key.both = both;
+    memcpy(key.dims, grid->dims, sizeof(int) * (size_t)(i + 1)); /* rank 0's group of dimension i */
+    for (int k = 0; k < nmemo; k++)
+        if (!memcmp(&memo[k], &key, offsetof(memo_t, text))) {
+            snprintf(text, len, "%s", memo[k].text);
+            return 0;
+        }
+    if (search_dim(pf, grid, i, ncycles, both, text, len))
+        return -1;
+    if (nmemo < (int)(sizeof memo / sizeof *memo) && (key.text = strdup(text)))
+        memo[nmemo++] = key;
+    return 0;
+}
+
 int mring_embed_search(const mring_platform_t *pf, const mring_config_t *c, char *text, size_t len, char *err,
                        size_t errlen)
 {
@@ -271,7 +302,7 @@ int mring_embed_search(const mring_platform_t *pf, const mring_config_t *c, char
             snprintf(text + strlen(text), len - strlen(text), "-");
             continue;
         }
-        if (search_dim(pf, &grid, i, ncycles, rings > 1, text + strlen(text), len - strlen(text))) {
+        if (search_dim_memo(pf, &grid, i, ncycles, rings > 1, text + strlen(text), len - strlen(text))) {
             snprintf(err, errlen, "out of memory searching an embedding");
             return -1;
         }
