@@ -27,14 +27,16 @@ static void help(void)
            "  --plot FILE.png   draw busbw against size for the best configuration of each algorithm (gnuplot)\n"
            "  --jobs N          tune N sizes at once in worker processes (default: the number of cores;\n"
            "                    under an MPI launcher 1 per rank)\n"
+           "  --exhaustive      simulate every candidate and its pipelining variants instead of the model's\n"
+           "                    shortlist: the reference the tuner's own regret is measured against (slow)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable)\n" CLI_PROFILE_HELP);
 }
 
-enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OUT, OPT_PLOT, OPT_JOBS };
+enum { OPT_PLATFORM = OPT_FIRST_FREE, OPT_OUT, OPT_PLOT, OPT_JOBS, OPT_EXHAUSTIVE };
 
 typedef struct tune_opts {
     const char *platform, *out, *plot, *type;
-    int jobs;
+    int jobs, exhaustive;
     cli_cfgs_t cfgs;
     cli_sweep_t sweep;
 } tune_opts_t;
@@ -46,6 +48,7 @@ static void parse(const char *cmd, int argc, char **argv, tune_opts_t *o)
                                          {"out", required_argument, 0, OPT_OUT},
                                          {"plot", required_argument, 0, OPT_PLOT},
                                          {"jobs", required_argument, 0, OPT_JOBS},
+                                         {"exhaustive", no_argument, 0, OPT_EXHAUSTIVE},
                                          {"type", required_argument, 0, OPT_TYPE},
                                          CLI_CFG_OPTION,
                                          {"help", no_argument, 0, 'h'},
@@ -58,6 +61,7 @@ static void parse(const char *cmd, int argc, char **argv, tune_opts_t *o)
         case OPT_PLATFORM: o->platform = optarg; break;
         case OPT_OUT: o->out = optarg; break;
         case OPT_PLOT: o->plot = optarg; break;
+        case OPT_EXHAUSTIVE: o->exhaustive = 1; break;
         case OPT_JOBS: o->jobs = cli_int(cmd, "--jobs", optarg, 1, 64); break;
         case OPT_TYPE: o->type = optarg; break;
         case 'h': help(); exit(0);
@@ -109,7 +113,8 @@ int cmd_tune(int argc, char **argv)
     if (rank > 0 && !freopen("/dev/null", "w", stdout)) /* rank 0 prints and writes */
         cli_fail(cmd, "rank %d: cannot silence stdout", rank);
     cli_platform_load(cmd, &o.cfgs, o.platform, &pf);
-    mring_tune_t *t = mring_tune_new(&pf, mring_dtype_size(dtype), o.plot != NULL);
+    mring_tune_t *t = mring_tune_new(&pf, mring_dtype_size(dtype),
+                                     (o.plot ? MRING_TUNE_EVERY_ALGO : 0) | (o.exhaustive ? MRING_TUNE_EXHAUSTIVE : 0));
     mring_tune_size_t *res = calloc((size_t)n, sizeof *res);
     if (!t || !res)
         cli_fail(cmd, "out of memory");

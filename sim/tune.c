@@ -21,7 +21,7 @@ struct mring_tune {
     mring_topo_t topos[MAX_TOPOS];
     mring_cost_params_t params[MAX_TOPOS]; /* links of each topology from the platform's routes */
     int ntopos;
-    int every_algo; /* simulate the best of every algorithm too (for the plot) */
+    int flags; /* MRING_TUNE_* */
     cand_t *cands;
     int ncands, capcands;
 };
@@ -130,7 +130,7 @@ static int candidates(mring_tune_t *t)
     return 0;
 }
 
-mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize, int every_algo)
+mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize, int flags)
 {
     mring_tune_t *t = calloc(1, sizeof *t);
     int f[2 * MRING_MAX_DIMS];
@@ -138,7 +138,7 @@ mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize, int ever
         return NULL;
     t->pf = pf;
     t->elsize = elsize;
-    t->every_algo = every_algo;
+    t->flags = flags;
     t->topos[t->ntopos++] = pf->topo; /* the natural topology first */
     refine(t, 0, f, 0);
     for (int i = 0; i < t->ntopos; i++)
@@ -207,7 +207,7 @@ static int simulate(mring_tune_t *t, mring_config_t *c, mring_call_t k, double *
  * default, multiring on the natural grid with one ring), and with every_algo the best of each
  * algorithm (the model's latency ranking is least sure for small sizes, where that is cheap).  So the
  * pick is never slower in simulation than the default configuration. */
-static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_algo)
+static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_algo, int all)
 {
     /* the baselines first: a candidate must beat them strictly to be named (equal schedules under
      * other names, such as halving in every dimension of any grid, do not displace rabenseifner) */
@@ -217,7 +217,7 @@ static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_alg
         if (base[b] >= 0)
             pick[n++] = base[b];
     for (int i = 0; i < t->ncands; i++) {
-        int k = order[i], a = t->cands[k].c.algo, take = i < 2 || (every_algo && !seen[a]);
+        int k = order[i], a = t->cands[k].c.algo, take = all || i < 2 || (every_algo && !seen[a]);
         seen[a] = 1;
         for (int j = 0; j < n && take; j++)
             take = pick[j] != k;
@@ -227,15 +227,41 @@ static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_alg
     return n;
 }
 
+/* Pipelining variants of a multi-dimensional configuration: 1 MiB pieces where its blocks are larger than
+ * two pieces, and where the algorithm takes chunks and it has none, 2 and 4 chunks (the closed form of
+ * chunks is a pipeline bound, less sure than the simulation: chunks hide the input copy).  Simulates
+ * each into out.  Returns 0, or 1 with err. */
+static int variants(mring_tune_t *t, const mring_config_t *c, mring_call_t k, int64_t size, mring_tune_size_t *out,
+                    char *err, size_t errlen)
+{
+    for (int variant = 0; variant < 3 && c->topo.ndims > 1; variant++) {
+        mring_config_t lead = *c;
+        double time;
+        if (variant == 0 && size / lead.topo.dims[0] <= 2 * (1 << 20))
+            continue;
+        if (variant > 0 && (lead.chunks > 1 || !mring_algo_gen(lead.algo)->takes_chunks))
+            continue;
+        if (variant == 0)
+            lead.segment = 1 << 20;
+        else
+            lead.chunks = 2 * variant;
+        if (simulate(t, &lead, k, &time, out, err, errlen))
+            return 1;
+    }
+    return 0;
+}
+
 int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char *err, size_t errlen)
 {
     mring_call_t k = {size / (int64_t)t->elsize, t->elsize};
-    int *order = malloc((size_t)t->ncands * sizeof *order), pick[3 + MRING_MAX_ALGOS + 2], n;
+    int exhaustive = t->flags & MRING_TUNE_EXHAUSTIVE, n, rc = 1;
+    int *order = malloc((size_t)t->ncands * sizeof *order),
+        *pick = malloc(((size_t)t->ncands + 3 + MRING_MAX_ALGOS) * sizeof *pick);
     memset(out, 0, sizeof *out);
     out->size = size;
-    if (!order) {
+    if (!order || !pick) {
         snprintf(err, errlen, "out of memory");
-        return -1;
+        goto done;
     }
     for (int i = 0; i < t->ncands; i++) {
         t->cands[i].model = mring_cost_closed(&t->cands[i].c, k, &t->params[t->cands[i].topo], 0);
@@ -243,14 +269,13 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
     }
     sort_ctx = t;
     qsort(order, (size_t)t->ncands, sizeof *order, by_model);
-    n = shortlist(t, order, pick, t->every_algo || size <= (4 << 20));
-    free(order);
+    n = shortlist(t, order, pick, (t->flags & MRING_TUNE_EVERY_ALGO) || size <= (4 << 20), exhaustive);
     mring_tune_pick_t top[2] = {{.time = 0}, {.time = 0}}; /* the two fastest simulated */
     for (int i = 0; i < n; i++) {
         double time;
         mring_config_t c = t->cands[pick[i]].c;
-        if (simulate(t, &c, k, &time, out, err, errlen))
-            return 1;
+        if (simulate(t, &c, k, &time, out, err, errlen) || (exhaustive && variants(t, &c, k, size, out, err, errlen)))
+            goto done;
         if (c.algo == MRING_ALGO_RING && pick[i] == find(t, MRING_ALGO_RING))
             out->ring_time = time;
         if (c.algo == MRING_ALGO_RABENSEIFNER && pick[i] == find(t, MRING_ALGO_RABENSEIFNER))
@@ -261,23 +286,11 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
         } else if (top[1].time == 0 || time < top[1].time)
             top[1] = (mring_tune_pick_t){c, time};
     }
-    /* pipelining for the two fastest when multi-dimensional: 1 MiB pieces where their blocks are larger
-     * than two pieces, and where the algorithm takes chunks and has none, 2 and 4 chunks (the closed form
-     * of chunks is a pipeline bound, less sure than the simulation: chunks hide the input copy) */
-    for (int j = 0; j < 2; j++)
-        for (int variant = 0; variant < 3 && top[j].time > 0 && top[j].c.topo.ndims > 1; variant++) {
-            mring_config_t lead = top[j].c;
-            double time;
-            if (variant == 0 && size / lead.topo.dims[0] <= 2 * (1 << 20))
-                continue;
-            if (variant > 0 && (lead.chunks > 1 || !mring_algo_gen(lead.algo)->takes_chunks))
-                continue;
-            if (variant == 0)
-                lead.segment = 1 << 20;
-            else
-                lead.chunks = 2 * variant;
-            if (simulate(t, &lead, k, &time, out, err, errlen))
-                return 1;
-        }
-    return 0;
+    rc = 0;
+    for (int j = 0; j < 2 && !exhaustive && rc == 0; j++) /* pipelining for the two fastest */
+        rc = top[j].time > 0 ? variants(t, &top[j].c, k, size, out, err, errlen) : 0;
+done:
+    free(order);
+    free(pick);
+    return rc;
 }

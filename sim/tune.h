@@ -32,9 +32,15 @@ typedef struct mring_tune_size {
 
 typedef struct mring_tune mring_tune_t;
 
-/* Build the candidate list for platform pf with element size elsize; every_algo != 0 also simulates
- * the best candidate of every algorithm at each size (per_algo, for the plot).  NULL when out of memory. */
-mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize, int every_algo);
+enum {
+    MRING_TUNE_EVERY_ALGO = 1, /* also simulate the best candidate of every algorithm (per_algo, for the plot) */
+    MRING_TUNE_EXHAUSTIVE = 2  /* simulate every candidate and its pipelining variants: the reference the
+                                  tuner's own regret is measured against (slow) */
+};
+
+/* Build the candidate list for platform pf with element size elsize and MRING_TUNE_* flags.  NULL when
+ * out of memory. */
+mring_tune_t *mring_tune_new(const mring_platform_t *pf, size_t elsize, int flags);
 void mring_tune_free(mring_tune_t *t);
 /* Number of candidates (for reports). */
 int mring_tune_ncandidates(const mring_tune_t *t);

@@ -159,6 +159,49 @@ static void assert_same_as_setup(const struct cli_result *r, const char *path)
     free(got);
 }
 
+/* The time column (us) of each row of a tune table into us[]; their number. */
+static int table_times(char *out, double *us, int cap)
+{
+    int n = 0;
+    char *lines, *words;
+    for (char *line = strtok_r(out, "\n", &lines); line && n < cap; line = strtok_r(NULL, "\n", &lines)) {
+        char *tok[64];
+        int k = 0;
+        if (line[0] == '#')
+            continue;
+        for (char *p = strtok_r(line, " ", &words); p && k < 64; p = strtok_r(NULL, " ", &words))
+            tok[k++] = p;
+        if (k >= 6)
+            us[n++] = atof(tok[k - 4]);
+    }
+    return n;
+}
+
+/* --exhaustive simulates every candidate and variant, a superset of what the tuner simulates: at every size
+ * its best is no slower, and the tuner's pick is among what it simulated (4 ranks, 1K..4M). */
+static void exhaustive_bound(void **state)
+{
+    struct cli_result a, b;
+    double ta[16], tb[16];
+    (void)state;
+    const char *gen[] = {"platform", "cluster", "--nodes", "4", "-o", sim_tmp_path("c4.xml"), NULL};
+    cli_run_ok(gen, &a);
+    cli_free(&a);
+    const char *tune[] = {"tune", "--platform", sim_tmp_path("c4.xml"), "-b", "1K", "-e", "4M", "-f", "16", NULL};
+    const char *all[] = {"tune", "--platform", sim_tmp_path("c4.xml"), "-b", "1K", "-e", "4M", "-f", "16",
+                         "--exhaustive", NULL};
+    cli_run_ok(tune, &a);
+    cli_run_ok(all, &b);
+    int na = table_times(a.out, ta, 16), nb = table_times(b.out, tb, 16);
+    assert_int_equal(na, 4);
+    assert_int_equal(nb, na);
+    for (int i = 0; i < na; i++)
+        if (tb[i] > ta[i])
+            fail_msg("size row %d: exhaustive %.4f us is slower than the tuner's %.4f us", i, tb[i], ta[i]);
+    cli_free(&a);
+    cli_free(&b);
+}
+
 /* One worker, and 2 MPI ranks each tuning its share, give the setup run's table and file exactly. */
 static void spread(void **state)
 {
@@ -186,6 +229,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(table), cmocka_unit_test(tuning_file),
                                        cmocka_unit_test(plot), cmocka_unit_test(bad_input),
-                                       cmocka_unit_test(spread)};
+                                       cmocka_unit_test(spread), cmocka_unit_test(exhaustive_bound)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }
