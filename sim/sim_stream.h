@@ -50,7 +50,7 @@ struct run {
     void *launch;                        /* on_done's data */
 };
 
-/* Start a rank stream's schedule: its first ops are posted now (from the engine or an actor); the
+/* Start a rank stream's schedule: its first ops are posted now (from the engine); the
  * completions of its activities carry it on while simgrid_run() runs.  Sets done and end, or failed.
  * Returns 0 or -1 (no memory). */
 int mring_sim_stream_start(stream_ctx_t *s);
