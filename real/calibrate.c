@@ -81,9 +81,10 @@ static void help(void)
 /* A level as JSON (NULL: not measured -> null).  Units in the key names: s, s/B, B/s. */
 static json_t *level_json(const level_t *l)
 {
-    json_t *pts = json_array(), *o;
+    json_t *pts, *o;
     if (!l)
         return json_null();
+    pts = json_array(); /* after the check: nothing to leak without a level */
     for (int i = 0; i < l->n; i++) {
         const point_t *p = &l->pt[i];
         json_t *bytes = p->bytes == floor(p->bytes) && p->bytes < 0x1p53 ? json_integer((json_int_t)p->bytes)
