@@ -31,6 +31,8 @@ typedef struct {
     int async_reduce, fail_kind, fail_test, fail_wait;
     int bad;               /* handles tested or waited on that are not pending */
     int nwait, wait_n;     /* wait_any calls; n of the last one */
+    int busy_on_reduce;    /* a REDUCE holds the rank busy (busy()) until the test clears busy */
+    int busy;
 } mock_t;
 
 /* A test fixture: the mock, the schedule it is fed, the interpreter. */
@@ -48,8 +50,10 @@ static int post(mock_t *m, int kind, int s, const mring_op_t *op, void **req)
         return -1;
     m->state[i] = async ? PENDING : RELEASED;
     *req = async ? &m->state[i] : NULL;
+    m->busy |= kind == MRING_OP_REDUCE && m->busy_on_reduce;
     return 0;
 }
+static int m_busy(void *c) { return ((mock_t *)c)->busy; }
 static int m_isend(void *c, int s, const mring_op_t *op, void **r) { return post(c, MRING_OP_SEND, s, op, r); }
 static int m_irecv(void *c, int s, const mring_op_t *op, void **r) { return post(c, MRING_OP_RECV, s, op, r); }
 static int m_reduce(void *c, int s, const mring_op_t *op, void **r) { return post(c, MRING_OP_REDUCE, s, op, r); }
@@ -172,6 +176,37 @@ static void test_reduce_waits_for_recv(void **state)
     PROGRESS(&f, IDLE);
     FINISH(&f, 0, 0, PROGRESS);
     EXPECT(&f, {0, 0}, {0, 1}, {0, 2}, {0, 3});
+    FINISH(&f, 0, 3, DONE);
+    fix_end(&f);
+}
+
+/* A back end that holds the rank busy (busy()) in a REDUCE: nothing is issued or reaped meanwhile, and
+ * once it is free the next progress goes on issuing before it reaps, as a blocking call returns into
+ * the issue loop (the SimGrid back end's semantics, sim_stream.cpp). */
+static void test_busy_issues_before_reaping(void **state)
+{
+    FIX(f, 0, 1);
+    f.m.busy_on_reduce = 1;
+    f.tp.busy = m_busy;
+    SEND(&f, 0, O, 4, 4, 1);
+    RECV(&f, 0, S, 0, 4, 1);
+    RED(&f, 0, O, 0, S, 0, 4);
+    SEND(&f, 0, O, 8, 4, 2);
+    fix_start(&f, 0);
+    PROGRESS(&f, PROGRESS);
+    EXPECT(&f, {0, 0}, {0, 1});
+    FINISH(&f, 0, 1, PROGRESS); /* the REDUCE is issued and the rank is busy */
+    EXPECT(&f, {0, 0}, {0, 1}, {0, 2});
+    complete(&f, 0, 0);         /* the first SEND completes while the rank is busy */
+    PROGRESS(&f, IDLE);         /* busy: nothing issued, nothing reaped */
+    EXPECT(&f, {0, 0}, {0, 1}, {0, 2});
+    assert_int_equal(f.m.state[0], DONE);
+    f.m.busy = 0;
+    PROGRESS(&f, PROGRESS); /* free: the last SEND goes out before the completed one is reaped */
+    EXPECT(&f, {0, 0}, {0, 1}, {0, 2}, {0, 3});
+    assert_int_equal(f.m.state[0], DONE);
+    PROGRESS(&f, PROGRESS); /* now it is reaped */
+    assert_int_equal(f.m.state[0], RELEASED);
     FINISH(&f, 0, 3, DONE);
     fix_end(&f);
 }
@@ -394,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_run_timeout_describe),
         cmocka_unit_test(test_wait_any),
         cmocka_unit_test(test_completion_while_blocked_is_progress),
+        cmocka_unit_test(test_busy_issues_before_reaping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,6 +108,8 @@ int mring_interp_progress(mring_interp_t *it)
     int moved = 0;
     if (it->failed)
         return MRING_INTERP_ERROR;
+    if (is_busy(it)) /* nothing moves, and where issuing stopped is kept for when the rank is free */
+        return MRING_INTERP_IDLE;
     for (int s = 0; s < it->rs->nstreams; s++) {
         const mring_stream_t *ops = &it->rs->streams[s];
         mring_interp_stream_t *st = &it->st[s];
