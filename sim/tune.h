@@ -9,9 +9,10 @@
  * ranked by the closed-form model with links taken from the platform's routes; the best two and the
  * baselines (flat ring, rabenseifner, multiring on the natural grid with one ring) are then simulated,
  * with the best of each algorithm up to 4 MiB or when a plot needs it; the two fastest, when
- * multi-dimensional, are simulated again with 1 MiB pipelining, and with 4 chunks besides where they
- * take chunks; the fastest simulated configuration wins.  Where a dimension has three or more rings,
- * the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
+ * multi-dimensional, are simulated again with 1 MiB pipelining, and with 2 and 4 chunks besides where
+ * they take chunks and have none; the fastest simulated configuration wins.  Where a dimension has three
+ * or more rings, the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
+ * --exhaustive (MRING_TUNE_EXHAUSTIVE) simulates every candidate and those variants of each instead.
  */
 #ifndef MRING_TUNE_H
 #define MRING_TUNE_H
@@ -70,6 +71,9 @@ int mring_tune_sweep(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mri
  * err (on rank 0) naming the rank and size that failed.
  */
 int mring_tune_mpi_start(int *rank, int *nprocs);
+/* The number of processes an MPI launcher started (its PMI_SIZE, OMPI_COMM_WORLD_SIZE or
+ * SLURM_STEP_NUM_TASKS), 1 when none did.  (tune_sweep.c: also where mring was built without MPI.) */
+int mring_tune_launched_size(void);
 void mring_tune_mpi_end(int nprocs);
 int mring_tune_sweep_mpi(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mring_tune_size_t *res,
                          void (*done)(int i, const mring_tune_size_t *s, void *arg), void *arg, char *err,

@@ -58,22 +58,11 @@ typedef struct status {
     char err[512];
 } status_t;
 
-static int launched_size(void)
-{
-    const char *vars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"};
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && atoi(v) > 1)
-            return atoi(v);
-    }
-    return 1;
-}
-
 int mring_tune_mpi_start(int *rank, int *nprocs)
 {
     *rank = 0;
     *nprocs = 1;
-    if (launched_size() < 2)
+    if (mring_tune_launched_size() < 2)
         return 0;
     if (load_mpi() || mpi.Init(NULL, NULL) != MPI_SUCCESS)
         return -1;

@@ -92,15 +92,25 @@ int mring_tune_sweep(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mri
     return rc;
 }
 
+int mring_tune_launched_size(void)
+{
+    const char *vars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 1)
+            return atoi(v);
+    }
+    return 1;
+}
+
 #ifndef MRING_HAVE_MPI
 /* Built without MPI: one process; started by an MPI launcher with others, an error (each would tune
  * every size and print it). */
 int mring_tune_mpi_start(int *rank, int *nprocs)
 {
-    const char *v = getenv("PMI_SIZE");
     *rank = 0;
     *nprocs = 1;
-    return v && atoi(v) > 1 ? -1 : 0;
+    return mring_tune_launched_size() > 1 ? -1 : 0;
 }
 
 void mring_tune_mpi_end(int nprocs) { (void)nprocs; }
