@@ -104,6 +104,54 @@ int calib_fit_level(level_t *l, char *err, size_t errlen)
 static const double segment_start[] = {0, 4096, 65536, 1048576};
 #define NSEGMENTS (int)(sizeof segment_start / sizeof segment_start[0])
 
+/* A segment's latency factor is fitted only where the wire latency is at least this share of the line's
+ * time at the segment's smallest size; above that size a latency factor is set by the noise of
+ * milliseconds-long transfers (on the 2x2 testbed it came out as 1153, 19 ms a message). */
+#define LATENCY_SHARE 0.1
+
+/* The points of segment [lo, hi) of l: sizes m, times t less 2 o, weights 1 / t^2; returns how many. */
+static size_t segment_points(const level_t *l, double lo, double hi, double o, double *m, double *t, double *w)
+{
+    size_t k = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->pt[i].bytes >= lo && l->pt[i].bytes < hi) {
+            m[k] = l->pt[i].bytes;
+            t[k] = l->pt[i].time - 2 * o;
+            w[k] = 1 / (l->pt[i].time * l->pt[i].time);
+            k++;
+        }
+    return k;
+}
+
+/*
+ * The factors (*lat, *bw) of one segment's k points against the wire line alpha + beta m, physical
+ * ones only: a bandwidth factor is at most 1 (a collective keeps the link busy, so what a ping-pong
+ * gains from a shaper's burst or an idle path is not there), a latency factor is positive and fitted
+ * only where the segment resolves it (LATENCY_SHARE).  In order: the segment's own weighted line
+ * a + b m (both factors); the bandwidth alone (slope fitted with intercept alpha); the latency alone
+ * (intercept fitted with slope beta); else 1 and 1.
+ */
+static void segment_factors(const double *m, const double *t, const double *w, size_t k, double alpha,
+                            double beta, double *lat, double *bw)
+{
+    double a, b, c00, c01, c11, chisq, smm = 0, smt = 0, sw = 0, swa = 0;
+    int resolved = k > 0 && alpha >= LATENCY_SHARE * (alpha + beta * m[0]);
+    *lat = *bw = 1;
+    if (resolved && k >= 2 && m[k - 1] > m[0] &&
+        !gsl_fit_wlinear(m, 1, w, 1, t, 1, k, &a, &b, &c00, &c01, &c11, &chisq) && a > 0 && b >= beta) {
+        *lat = a / alpha, *bw = beta / b;
+        return;
+    }
+    for (size_t i = 0; i < k; i++) {
+        smm += w[i] * m[i] * m[i], smt += w[i] * m[i] * (t[i] - alpha);
+        sw += w[i], swa += w[i] * (t[i] - m[i] * beta);
+    }
+    if (smm > 0 && smt >= beta * smm) /* slope smt / smm no less than beta */
+        *bw = beta * smm / smt;
+    else if (resolved && sw > 0 && swa > 0)
+        *lat = swa / sw / alpha;
+}
+
 int calib_fit_profile(const level_t *l, double o, calib_profile_t *p, char *err, size_t errlen)
 {
     double m[MAX_POINTS], t[MAX_POINTS], w[MAX_POINTS], sum2 = 0;
@@ -114,30 +162,11 @@ int calib_fit_profile(const level_t *l, double o, calib_profile_t *p, char *err,
         return -1;
     }
     for (int s = 0; s < NSEGMENTS; s++) {
-        double hi = s + 1 < NSEGMENTS ? segment_start[s + 1] : INFINITY, a, b, c00, c01, c11, chisq;
-        size_t k = 0;
-        for (int i = 0; i < l->n; i++)
-            if (l->pt[i].bytes >= segment_start[s] && l->pt[i].bytes < hi) {
-                m[k] = l->pt[i].bytes;
-                t[k] = l->pt[i].time - 2 * o;
-                w[k] = 1 / (l->pt[i].time * l->pt[i].time);
-                k++;
-            }
-        int ok = k >= 2 && m[k - 1] > m[0] &&
-                 !gsl_fit_wlinear(m, 1, w, 1, t, 1, k, &a, &b, &c00, &c01, &c11, &chisq) && a > 0 && b > 0;
-        if (!ok && k > 0) { /* not a physical line: the bandwidth alone (latency alpha), else the latency alone */
-            double smm = 0, smt = 0, sw = 0, swa = 0;
-            for (size_t i = 0; i < k; i++) {
-                smm += w[i] * m[i] * m[i], smt += w[i] * m[i] * (t[i] - p->alpha);
-                sw += w[i], swa += w[i] * (t[i] - m[i] * p->beta);
-            }
-            if (smm > 0 && smt > 0)
-                a = p->alpha, b = smt / smm, ok = 1;
-            else
-                a = swa / sw, b = p->beta, ok = a > 0;
-        }
-        p->sw.lat[p->sw.nlat++] = (mring_piece_t){segment_start[s], ok ? a / p->alpha : 1};
-        p->sw.bw[p->sw.nbw++] = (mring_piece_t){segment_start[s], ok ? p->beta / b : 1};
+        double hi = s + 1 < NSEGMENTS ? segment_start[s + 1] : INFINITY, lat, bw;
+        size_t k = segment_points(l, segment_start[s], hi, o, m, t, w);
+        segment_factors(m, t, w, k, p->alpha, p->beta, &lat, &bw);
+        p->sw.lat[p->sw.nlat++] = (mring_piece_t){segment_start[s], lat};
+        p->sw.bw[p->sw.nbw++] = (mring_piece_t){segment_start[s], bw};
     }
     p->max_rel = 0;
     for (int i = 0; i < l->n; i++) {
