@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,19 @@ void calib_quiet_barrier(void)
         nap(50000); /* 50 us */
 }
 
+/* Complete n <= 2 requests as mring's executor waits (model/exec/interp.c): MPI_Testall, giving the core away
+ * with sched_yield between tests.  A blocking MPI_Recv spins without yielding; with more busy ranks than
+ * cores, a rank waiting for a message then holds the core its peer needs to send it, and a step costs a
+ * scheduler time slice (ms) instead of the network's time (on the 2x2 testbed the ping-pong medians of
+ * small messages were 1 to 4 ms at some sizes, 10 to 15 us at others). */
+static void wait_yielding(int n, MPI_Request *req)
+{
+    MPI_Status st[2]; /* n <= 2; not MPI_STATUSES_IGNORE: GCC 12 takes it for an empty array */
+    int done = 0;
+    for (MPI_Testall(n, req, &done, st); !done; MPI_Testall(n, req, &done, st))
+        sched_yield();
+}
+
 /* The partner of i among n (pairs 2k, 2k+1), or -1 for an odd one out. */
 static int pair_of(int i, int n) { return i % 2 ? i - 1 : i + 1 < n ? i + 1 : -1; }
 
@@ -86,7 +100,7 @@ static double across_pairs(const calib_load_t *lp, double v)
 
 /* The time of one step with partner q, on the lower rank of the pair (-1 elsewhere): the median of lp->iters
  * after lp->warmup (*fastest: the least).  Every pair at once.  CALIB_PINGPONG: half a round trip, the wire
- * idle between messages; CALIB_EXCHANGE: both send `bytes` to each other at once (MPI_Sendrecv), step
+ * idle between messages; CALIB_EXCHANGE: both send `bytes` to each other at once, step
  * after step with no pause, as a ring's steps load a link: buffers and shapers on the path never drain. */
 static double step_time(const calib_load_t *lp, int me, int q, char *buf, int64_t bytes, double *t, double *fastest)
 {
@@ -95,14 +109,19 @@ static double step_time(const calib_load_t *lp, int me, int q, char *buf, int64_
     calib_quiet_barrier();
     for (int i = -lp->warmup; i < lp->iters && q >= 0; i++) {
         double t0 = MPI_Wtime();
-        if (lp->pattern == CALIB_EXCHANGE)
-            MPI_Sendrecv(buf, n, MPI_BYTE, q, TAG, in, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        else if (me < q) {
-            MPI_Send(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD);
-            MPI_Recv(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Request req[2];
+        if (lp->pattern == CALIB_EXCHANGE) {
+            MPI_Irecv(in, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req[0]);
+            MPI_Isend(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req[1]);
+            wait_yielding(2, req);
         } else {
-            MPI_Recv(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD);
+            for (int turn = 0; turn < 2; turn++) { /* the lower rank sends first */
+                if ((me < q) == (turn == 0))
+                    MPI_Isend(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req[0]);
+                else
+                    MPI_Irecv(buf, n, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req[0]);
+                wait_yielding(1, req);
+            }
         }
         if (i >= 0 && me < q)
             t[i] = (MPI_Wtime() - t0) / (lp->pattern == CALIB_EXCHANGE ? 1 : 2);
