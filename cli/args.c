@@ -5,10 +5,13 @@
 #include "units.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *prog = "mring";
 static int quiet;
@@ -69,6 +72,20 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts, co
     return opt;
 }
 
+void cli_check_output(const char *cmd, const char *flag, const char *path)
+{
+    char dir[4096];
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    if (!*path || !strcmp(path, "-") || (slash && !slash[1]) || (stat(path, &st) == 0 && !S_ISREG(st.st_mode)))
+        cli_usage_error(cmd, "%s '%s' is not a file path; expected a regular file to write", flag, path);
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    if (access(dir, W_OK | X_OK) != 0)
+        cli_usage_error(cmd, "%s '%s': cannot write in directory '%s' (%s)", flag, path, dir, strerror(errno));
+    if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
+        cli_usage_error(cmd, "%s '%s': the file is not writable (%s)", flag, path, strerror(errno));
+}
+
 int64_t cli_size(const char *cmd, const char *flag, const char *s)
 {
     int64_t v;
@@ -106,8 +123,8 @@ double cli_double(const char *cmd, const char *flag, const char *s, double lo)
     double v;
     errno = 0;
     v = strtod(s, &end);
-    if (end == s || *end || errno || !(v >= lo))
-        cli_usage_error(cmd, "%s '%s' is not valid; expected a number >= %g", flag, s, lo);
+    if (end == s || *end || errno || !(v >= lo) || !isfinite(v))
+        cli_usage_error(cmd, "%s '%s' is not valid; expected a finite number >= %g", flag, s, lo);
     return v;
 }
 
@@ -221,8 +238,16 @@ int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int6
         int64_t size = s / elsize * elsize; /* whole elements, as nccl-tests does */
         if (n == 0 || size != out[n - 1])
             out[n++] = size;
-        int64_t next = sw->step > 0 ? s + sw->step : (int64_t)((double)s * sw->factor);
-        s = next > s ? next : s + 1; /* from -b 0, or a factor too small to grow s */
+        if (s == sw->maxb || (sw->step > 0 && s > sw->maxb - sw->step)) /* the last (no overflow past -e) */
+            break;
+        if (sw->step > 0) {
+            s += sw->step;
+            continue;
+        }
+        double next = (double)s * sw->factor;
+        if (next > (double)sw->maxb || next >= 0x1p63) /* past -e; and (int64_t)next must be defined */
+            break;
+        s = (int64_t)next > s ? (int64_t)next : s + 1; /* from -b 0, or a factor too small to grow s */
     }
     return n;
 }

@@ -29,6 +29,12 @@ _Noreturn void cli_fail(const char *cmd, const char *fmt, ...) __attribute__((fo
 int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts, const struct option *longopts);
 
 /* Value parsers: exit 2 naming the flag and the bad value. */
+/* An output file named by FLAG (e.g. "--out") must be writable before any work: a file path (not empty,
+ * not "-", not a directory or other non-regular file) in a directory this process may write into, and the
+ * file itself writable when it exists.  Otherwise one line naming the path and exit 2 (the outputs are
+ * written whole, to a temporary name renamed over the path, so nothing is half-written either). */
+void cli_check_output(const char *cmd, const char *flag, const char *path);
+
 int64_t cli_size(const char *cmd, const char *flag, const char *s);   /* K/M/G powers of two */
 int64_t cli_int64(const char *cmd, const char *flag, const char *s);  /* a non-negative integer */
 int cli_int(const char *cmd, const char *flag, const char *s, int lo, int hi);

@@ -4,6 +4,7 @@
 #include <libxml/xmlwriter.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct xw {
     xmlTextWriterPtr w;
@@ -38,7 +39,24 @@ void xw_start_platform(xw_t *w)
     X(w, xmlTextWriterWriteAttribute(w->w, u("version"), u("4.1")));
 }
 
-void xw_comment(xw_t *w, const char *text) { X(w, xmlTextWriterWriteComment(w->w, u(text))); }
+/* An XML comment may not hold "--" (XML 1.0, 2.5): each becomes "- -", so strict parsers read the file too. */
+void xw_comment(xw_t *w, const char *text)
+{
+    size_t n = strlen(text), k = 0;
+    char *c = malloc(2 * n + 1);
+    if (!c) {
+        X(w, -1);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        c[k++] = text[i];
+        if (text[i] == '-' && (text[i + 1] == '-' || (i + 1 == n)))
+            c[k++] = ' ';
+    }
+    c[k] = '\0';
+    X(w, xmlTextWriterWriteComment(w->w, u(c)));
+    free(c);
+}
 
 void xw_start_zone(xw_t *w, const char *id, const char *routing)
 {

@@ -162,19 +162,9 @@ int cmd_platform(int argc, char **argv)
         cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (!out)
         cli_usage_error(cmd, "-o FILE is required");
-    struct stat st;
-    if (!strcmp(out, "-") || (stat(out, &st) == 0 && !S_ISREG(st.st_mode)))
-        cli_usage_error(cmd, "-o '%s' is not a regular file; expected a file path (it is written whole, then renamed)",
-                        out);
+    cli_check_output(cmd, "-o", out);
     if (mring_platgen_check(&g, err, sizeof err))
         cli_usage_error(cmd, "%s", err);
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", out);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *(slash == dir ? slash + 1 : slash) = '\0';
-    if (access(slash ? dir : ".", W_OK)) /* before libxml2 opens it (and prints its own lines) */
-        cli_usage_error(cmd, "-o '%s': cannot write into '%s' (%s)", out, slash ? dir : ".", strerror(errno));
     if (mring_platgen_write(&g, out, err, sizeof err))
         cli_fail(cmd, "%s", err);
     return 0;

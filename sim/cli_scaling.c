@@ -75,18 +75,6 @@ static void parse_gpus(const char *cmd, const char *s, scaling_cli_t *o)
     }
 }
 
-/* --plot FILE: its directory must be writable now, not after minutes of simulation. */
-static void check_plot_path(const char *cmd, const char *path)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!*path || (slash && !slash[1]))
-        cli_usage_error(cmd, "--plot '%s' is not a file name", path);
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
-    if (access(dir, W_OK) != 0)
-        cli_usage_error(cmd, "--plot '%s': cannot write in directory '%s'", path, dir);
-}
-
 static void parse(const char *cmd, int argc, char **argv, cli_conf_t *cc, scaling_cli_t *o)
 {
     static const struct option opts[] = {CLI_CONF_OPTIONS,
@@ -124,7 +112,7 @@ static void parse(const char *cmd, int argc, char **argv, cli_conf_t *cc, scalin
             if (mring_format_parse(optarg, &o->fmt))
                 cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
             break;
-        case OPT_PLOT: check_plot_path(cmd, optarg), o->plot = optarg; break;
+        case OPT_PLOT: cli_check_output(cmd, "--plot", optarg), o->plot = optarg; break;
         case 'h': help(); exit(0);
         }
     }

@@ -3,8 +3,56 @@
 
 #include "sim.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* SimGrid 3.32 options whose bad values stop the process (xbt_die, a segfault, a division by 0 or a run that never
+ * ends) instead of raising an error mring could report: their values, checked here.  Models: the lists
+ * SimGrid's own message gives; numbers: finite and above lo (or >= lo when `closed`). */
+static const struct {
+    const char *name, *values;
+} cfg_models[] = {{"network/model", "LV08,Constant,SMPI,IB,CM02,ns-3"},
+                  {"host/model", "default,compound,ptask_L07"},
+                  {"cpu/model", "Cas01"},
+                  {"network/optim", "Lazy,Full"},
+                  {"cpu/optim", "Lazy,TI,Full"}};
+static const struct {
+    const char *name;
+    double lo;
+    int closed;
+} cfg_numbers[] = {{"maxmin/precision", 0, 0},          {"surf/precision", 0, 0},
+                   {"precision/timing", 0, 0},          {"precision/work-amount", 0, 0},
+                   {"network/bandwidth-factor", 0, 0},  {"network/latency-factor", 0, 1},
+                   {"network/weight-S", 0, 1}};
+
+static void check_cfg(const char *cmd, const char *arg)
+{
+    const char *v = strchr(arg, ':') + 1;
+    size_t n = (size_t)(v - 1 - arg);
+    for (size_t i = 0; i < sizeof cfg_models / sizeof *cfg_models; i++) {
+        const char *list = cfg_models[i].values;
+        if (strlen(cfg_models[i].name) != n || strncmp(arg, cfg_models[i].name, n))
+            continue;
+        for (const char *p = list; *p; p += strcspn(p, ","), p += *p == ',') /* each name of the list */
+            if (strcspn(p, ",") == strlen(v) && !strncmp(p, v, strlen(v)))
+                return;
+        cli_usage_error(cmd, "--cfg %s: '%s' is unknown; expected one of %s", cfg_models[i].name, v, list);
+    }
+    for (size_t i = 0; i < sizeof cfg_numbers / sizeof *cfg_numbers; i++) {
+        char *end;
+        double x;
+        if (strlen(cfg_numbers[i].name) != n || strncmp(arg, cfg_numbers[i].name, n))
+            continue;
+        errno = 0;
+        x = strtod(v, &end);
+        if (end == v || *end || errno || !isfinite(x) || !(cfg_numbers[i].closed ? x >= cfg_numbers[i].lo : x > cfg_numbers[i].lo))
+            cli_usage_error(cmd, "--cfg %s: '%s' is not valid; expected a finite number %s %g", cfg_numbers[i].name, v,
+                            cfg_numbers[i].closed ? ">=" : ">", cfg_numbers[i].lo);
+    }
+}
 
 int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg)
 {
@@ -18,6 +66,7 @@ int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg)
     if (!strchr(arg, ':') || c->n == CLI_MAX_CFGS)
         cli_usage_error(cmd, "--cfg '%s' is not valid; expected NAME:VALUE, e.g. network/model:LV08 (at most %d)", arg,
                         CLI_MAX_CFGS);
+    check_cfg(cmd, arg);
     snprintf(c->buf[c->n], sizeof c->buf[0], "--cfg=%s", arg);
     c->argv[c->n] = c->buf[c->n];
     c->n++;
@@ -32,8 +81,8 @@ void cli_platform_load(const char *cmd, const cli_cfgs_t *cfgs, const char *file
         cli_usage_error(cmd, "%s", err);
     if (rc)
         cli_fail(cmd, "%s", err);
-    if (cfgs && cfgs->has_profile)
-        mring_platform_set_profile(pf, &cfgs->profile);
+    if (cfgs && cfgs->has_profile && mring_platform_set_profile(pf, &cfgs->profile, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
 }
 
 void cli_platform_topo(const char *cmd, const mring_platform_t *pf, cli_conf_t *cc, char *buf, size_t len)

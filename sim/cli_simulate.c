@@ -75,7 +75,7 @@ static void parse(const char *cmd, int argc, char **argv, cli_conf_t *cc, sim_op
                 cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
             break;
         case OPT_BREAKDOWN: o->breakdown = 1; break;
-        case OPT_TRACE: o->trace = optarg; break;
+        case OPT_TRACE: cli_check_output(cmd, "--trace", optarg), o->trace = optarg; break;
         case 'h': help(); exit(0);
         }
     }

@@ -59,8 +59,8 @@ static void parse(const char *cmd, int argc, char **argv, tune_opts_t *o)
             continue;
         switch (opt) {
         case OPT_PLATFORM: o->platform = optarg; break;
-        case OPT_OUT: o->out = optarg; break;
-        case OPT_PLOT: o->plot = optarg; break;
+        case OPT_OUT: cli_check_output(cmd, "--out", optarg), o->out = optarg; break;
+        case OPT_PLOT: cli_check_output(cmd, "--plot", optarg), o->plot = optarg; break;
         case OPT_EXHAUSTIVE: o->exhaustive = 1; break;
         case OPT_JOBS: o->jobs = cli_int(cmd, "--jobs", optarg, 1, 64); break;
         case OPT_TYPE: o->type = optarg; break;

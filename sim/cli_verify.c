@@ -101,6 +101,11 @@ int cmd_verify(int argc, char **argv)
             break;
         p = comma + 1;
     }
+    for (int i = 0; i < ncounts; i++) {
+        char err[256];
+        if (mring_call_check(&base, (mring_call_t){counts[i], mring_dtype_size(dtype)}, err, sizeof err))
+            cli_usage_error(cmd, "--count: %s", err);
+    }
     for (int a = 0; a < mring_algo_count(); a++) {
         mring_config_t c = base;
         char err[256];

@@ -42,6 +42,13 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
                         size_t errlen);
 
 /*
+ * What SimGrid would abort on, checked before it reads `file` (sim_platform_check.c): a readable regular
+ * file of well-formed XML, every zone's routing known to SimGrid 3.32, no link, host or router id twice.
+ * Returns 0, or 2 with one line in err naming the file and the XML line.
+ */
+int mring_platform_precheck(const char *file, char *err, size_t errlen);
+
+/*
  * Per-dimension alpha-beta figures of the platform for topology t (which must have pf->nranks
  * ranks): dimension i's link is the slowest step among the ranks of its first group of stride
  * D_{i+1} (the least route bandwidth; latency = the largest route latency, a route's latency being
@@ -57,9 +64,10 @@ void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mr
  * set_bw_factor_cb, the mechanism behind SMPI's calibration), its o to every message as an execution
  * of o seconds on the rank's host (before a send leaves, after a receive arrives: the streams of a
  * rank share its host, so they share their o).  The cost model reads pf->sw through
- * mring_platform_params.  mring_platform_load applies the platform's own mring_sw property.
+ * mring_platform_params.  mring_platform_load applies the platform's own mring_sw property.  Returns 0, or 2
+ * with err when SimGrid refuses the factor callbacks (beside --cfg network/bandwidth-factor or latency-factor).
  */
-void mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw);
+int mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw, char *err, size_t errlen);
 
 /*
  * `--embed auto` for configuration c on platform pf (sim/embed_search.c): for every dimension whose

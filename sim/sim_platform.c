@@ -9,13 +9,17 @@
 #include <xbt/log.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int mring_sg_load_platform(const char *file, char *err, size_t errlen); /* sg_load.cpp */
 int mring_sg_init(int *argc, char **argv, char *err, size_t errlen);     /* sg_load.cpp */
-void mring_sg_set_factors(const mring_piece_t *lat, int nlat, const mring_piece_t *bw, int nbw); /* sg_load.cpp */
+int mring_sg_set_factors(const mring_piece_t *lat, int nlat, const mring_piece_t *bw, int nbw, char *err,
+                         size_t errlen); /* sg_load.cpp */
+int mring_sg_check_routes(sg_host_t *hosts, int n, const int *neighbors, int nneighbors, char *err,
+                          size_t errlen); /* sg_load.cpp */
 
 static int read_ranks(mring_platform_t *pf, char *err, size_t errlen)
 {
@@ -64,6 +68,56 @@ static int read_ranks(mring_platform_t *pf, char *err, size_t errlen)
     return pf->hosts ? 0 : -1;
 }
 
+/* Every host's speed and every link's bandwidth positive and finite, every latency finite and >= 0: SimGrid
+ * accepts a 0 or negative figure in some places and then divides by it or aborts mid-run.  Returns 0, or 2
+ * with one line naming the file, the host or link and the figure. */
+static int check_resources(const char *file, char *err, size_t errlen)
+{
+    size_t nh = sg_host_count(), nl = sg_link_count();
+    sg_host_t *hosts = sg_host_list();
+    sg_link_t *links = sg_link_list();
+    int rc = 0;
+    for (size_t i = 0; i < nh && !rc; i++) {
+        double v = sg_host_get_speed(hosts[i]);
+        if (!(v > 0) || !isfinite(v)) {
+            snprintf(err, errlen, "platform %s: host %s has speed %g flop/s; expected a positive speed", file,
+                     sg_host_get_name(hosts[i]), v);
+            rc = 2;
+        }
+    }
+    for (size_t i = 0; i < nl && !rc; i++) {
+        double bw = sg_link_get_bandwidth(links[i]), lat = sg_link_get_latency(links[i]);
+        if (!(bw > 0) || !isfinite(bw) || !(lat >= 0) || !isfinite(lat)) {
+            snprintf(err, errlen, "platform %s: link %s has bandwidth %g B/s and latency %g s; expected a positive "
+                     "bandwidth and a latency >= 0", file, sg_link_get_name(links[i]), bw, lat);
+            rc = 2;
+        }
+    }
+    free(hosts);
+    free(links);
+    return rc;
+}
+
+/* Every rank's route to every other (to its neighbours in every dimension of the platform's topology and
+ * to and from rank 0, past sg_load.cpp's ROUTE_CHECK_ALL ranks).  0, 2 with err, -1 out of memory. */
+static int check_routes(const mring_platform_t *pf, char *err, size_t errlen)
+{
+    int nn = 2 * pf->topo.ndims, *nb = malloc((size_t)pf->nranks * (size_t)nn * sizeof *nb);
+    char why[512];
+    if (!nb)
+        return -1;
+    for (int r = 0; r < pf->nranks; r++)
+        for (int i = 0; i < pf->topo.ndims; i++) {
+            nb[r * nn + 2 * i] = mring_topo_neighbor(&pf->topo, r, i, 1);
+            nb[r * nn + 2 * i + 1] = mring_topo_neighbor(&pf->topo, r, i, -1);
+        }
+    int rc = mring_sg_check_routes(pf->hosts, pf->nranks, nb, nn, why, sizeof why);
+    free(nb);
+    if (rc)
+        snprintf(err, errlen, "platform %s: %s; expected a route between every two rank hosts", pf->file, why);
+    return rc ? 2 : 0;
+}
+
 int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mring_platform_t *pf, char *err,
                         size_t errlen)
 {
@@ -77,6 +131,10 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
     snprintf(pf->file, sizeof pf->file, "%s", file);
     if (!argv)
         return -1;
+    if ((rc = mring_platform_precheck(file, err, errlen))) {
+        free(argv);
+        return rc;
+    }
     argv[argc++] = "mring";
     argv[argc++] = "--cfg=network/model:CM02";
     argv[argc++] = "--cfg=network/crosstraffic:0";
@@ -97,7 +155,7 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
         snprintf(err, errlen, "platform %s: %s", file, why);
         return 2;
     }
-    if ((rc = read_ranks(pf, err, errlen)))
+    if ((rc = read_ranks(pf, err, errlen)) || (rc = check_resources(file, err, errlen)))
         return rc;
     simgrid_run(); /* no actors yet: this only seals the platform (Floyd zones compute their routes) */
     topo = sg_zone_get_property_value(sg_zone_get_root(), "mring_topo");
@@ -116,20 +174,26 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
                  pf->topo.nranks, pf->nranks);
         return 2;
     }
+    if ((rc = check_routes(pf, err, errlen)))
+        return rc;
     const char *sw = sg_zone_get_property_value(sg_zone_get_root(), "mring_sw");
     mring_swprof_t prof = {0};
     if (sw && mring_swprof_parse(sw, &prof, terr, sizeof terr)) {
         snprintf(err, errlen, "platform %s: mring_sw: %s", file, terr);
         return 2;
     }
-    mring_platform_set_profile(pf, &prof);
-    return 0;
+    return mring_platform_set_profile(pf, &prof, err, errlen);
 }
 
-void mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw)
+int mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw, char *err, size_t errlen)
 {
+    char why[512];
     pf->sw = *sw;
-    mring_sg_set_factors(sw->lat, sw->nlat, sw->bw, sw->nbw);
+    if (!mring_sg_set_factors(sw->lat, sw->nlat, sw->bw, sw->nbw, why, sizeof why))
+        return 0;
+    snprintf(err, errlen, "platform %s: its software profile's factors: %s (a --cfg network/bandwidth-factor or "
+             "latency-factor cannot be combined with mring_sw or --profile)", pf->file, why);
+    return 2;
 }
 
 /* The narrowest link of the route from a to b (NULL for an empty route). */

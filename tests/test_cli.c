@@ -108,9 +108,20 @@ static const struct bad_case cases[] = {
     {"embed_scaling", "--embed '0.1.2.3;-;-'", {"scaling", "--platform", "platforms/minsky-64.xml", "--embed",
                                                "0.1.2.3;-;-"}},
     {"platform_unwritable_dir", "/nonexistent-mring-dir", {"platform", "minsky", "-o", "/nonexistent-mring-dir/x.xml"}},
+    {"platform_out_dir", "-o '/tmp'", {"platform", "minsky", "-o", "/tmp"}},
+    /* outputs are checked before any work (a tune or scaling run takes minutes) */
+    {"tune_out_unwritable", "/nonexistent-mring-dir", {"tune", "--platform", "platforms/minsky-64.xml", "--out",
+                                                       "/nonexistent-mring-dir/t.json"}},
+    {"tune_plot_dir", "--plot '/tmp/'", {"tune", "--platform", "platforms/minsky-64.xml", "--plot", "/tmp/"}},
+    {"simulate_trace_unwritable", "/nonexistent-mring-dir", {"simulate", "--platform", "platforms/minsky-64.xml",
+                                                             "--trace", "/nonexistent-mring-dir/t.json"}},
+    {"scaling_plot_unwritable", "/nonexistent-mring-dir", {"scaling", "--platform", "platforms/minsky-64.xml",
+                                                           "--plot", "/nonexistent-mring-dir/p.png"}},
     /* sweeps */
     {"step_and_factor", "-f", {"model", "--topo", "4x2", "--links", L2, "-f", "2", "-i", "1K"}},
     {"factor_one", "1", {"model", "--topo", "4x2", "--links", L2, "-f", "1"}},
+    {"factor_inf", "-f 'inf'", {"model", "--topo", "4x2", "--links", L2, "-f", "inf"}},
+    {"factor_nan", "-f 'nan'", {"model", "--topo", "4x2", "--links", L2, "-f", "nan"}},
     {"no_command", "command", {NULL}},
     /* segments */
     {"segment_1_float32", "1", {"model", "--topo", "4x2", "--links", L2, "--segment", "1"}},

@@ -103,7 +103,9 @@ static inline int mring_lg(int d)
 }
 
 /* Ceil division for non-negative values. */
-static inline int64_t mring_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/* ceil(a / b) for b > 0, any a, without the overflow of (a + b - 1) / b near INT64_MAX (C division truncates
+ * towards zero, so a / b is already the ceiling when a < 0). */
+static inline int64_t mring_ceil_div(int64_t a, int64_t b) { return a / b + (a % b > 0); }
 
 /* Power-of-two helpers for rd and rabenseifner: largest power of two <= p. */
 int mring_pof2_floor(int p);

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,11 @@ int mring_call_check(const mring_config_t *c, mring_call_t k, char *err, size_t 
     }
     if (k.elsize < 1) {
         snprintf(err, errlen, "element size %zu is not valid; expected >= 1", k.elsize);
+        return -1;
+    }
+    if (k.count > INT64_MAX / (int64_t)k.elsize) {
+        snprintf(err, errlen, "count %lld of %zu-byte elements is more than 2^63 - 1 bytes", (long long)k.count,
+                 k.elsize);
         return -1;
     }
     if (c->segment > 0 && (size_t)c->segment < k.elsize) {

@@ -104,8 +104,8 @@ double mring_workload_backward_s(const mring_workload_t *w, int batch)
 
 double mring_workload_ready_frac(const mring_workload_t *w, int t)
 {
-    /* macs_per_image is the same backward-order sum from layer 0, so layer 0's tensors give exactly 1 */
-    return mring_workload_macs_from(w, w->tensors[t].layer) / w->macs_per_image;
+    /* macs_per_image is layer 0's macs_from (the same backward-order sum), so its tensors give exactly 1 */
+    return w->layers[w->tensors[t].layer].macs_from / w->macs_per_image;
 }
 
 /* Close bucket b: its ready fraction is that of its last tensor in backward order. */

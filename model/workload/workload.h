@@ -29,6 +29,7 @@ typedef struct mring_tensor {
 typedef struct mring_layer {
     char name[64];
     double macs;      /* forward multiply-accumulates per image */
+    double macs_from; /* the sum of macs from this layer to the last, summed from the last (set on load) */
     int first_tensor, ntensors; /* its tensors, tensors[first_tensor .. +ntensors) */
 } mring_layer_t;
 

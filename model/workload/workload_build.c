@@ -49,11 +49,11 @@ int mring_workload_add_tensor(mring_workload_t *w, const char *name, int64_t ele
     return 0;
 }
 
-double mring_workload_macs_from(const mring_workload_t *w, int layer)
+double mring_workload_sum_macs(mring_workload_t *w)
 {
     double sum = 0;
-    for (int l = w->nlayers - 1; l >= layer; l--)
-        sum += w->layers[l].macs;
+    for (int l = w->nlayers - 1; l >= 0; l--)
+        w->layers[l].macs_from = sum += w->layers[l].macs;
     return sum;
 }
 

@@ -8,8 +8,9 @@
 
 #include "workload.h"
 
-/* The MACs per image of layer `layer` and every later one (backward order sum: layer 0 gives the total). */
-double mring_workload_macs_from(const mring_workload_t *w, int layer);
+/* Set every layer's macs_from (the MACs per image of it and every later layer, summed in backward order,
+ * in one pass) and return layer 0's: the total. */
+double mring_workload_sum_macs(mring_workload_t *w);
 
 /* Append a layer (name truncated to fit) in forward order; its tensors follow. Returns 0 or -1 (memory). */
 int mring_workload_add_layer(mring_workload_t *w, const char *name, double macs);

@@ -219,7 +219,7 @@ static int ref_macs(const ctx_t *c, json_t *arch, int classes, mring_workload_t 
 {
     mring_workload_t v = {0};
     int rc = parse_arch(c, arch, classes, &v);
-    w->ref_macs_per_image = rc ? 0 : mring_workload_macs_from(&v, 0);
+    w->ref_macs_per_image = rc ? 0 : mring_workload_sum_macs(&v);
     mring_workload_free(&v);
     return rc;
 }
@@ -286,7 +286,7 @@ static int parse_model(const ctx_t *c, json_t *doc, json_t *arch, mring_workload
         return rc;
     for (int t = 0; t < w->ntensors; t++)
         w->parameters += w->tensors[t].elements;
-    w->macs_per_image = mring_workload_macs_from(w, 0);
+    w->macs_per_image = mring_workload_sum_macs(w);
     if ((rc = get_int(c, doc, "", "published_parameters", 0, 1, NO_MAX, &published)))
         return rc;
     if (published && published != w->parameters) {
