@@ -109,7 +109,8 @@ int cmd_tune(int argc, char **argv)
         cli_usage_error(cmd, "--type '%s' is unknown; expected one of %s", o.type, mring_dtype_list());
     n = cli_sweep_sizes(cmd, &o.sweep, (int64_t)mring_dtype_size(dtype), sizes, 4096);
     if (mring_tune_mpi_start(&rank, &nprocs))
-        cli_fail(cmd, "started by an MPI launcher, but MPI could not be initialised (or mring was built without MPI)");
+        cli_fail(cmd, "started by an MPI launcher, but MPI could not be initialised (or mring was built without MPI, or with "
+                      "AddressSanitizer, whose runtime refuses MPICH's RTLD_DEEPBIND load)");
     if (rank > 0 && !freopen("/dev/null", "w", stdout)) /* rank 0 prints and writes */
         cli_fail(cmd, "rank %d: cannot silence stdout", rank);
     cli_platform_load(cmd, &o.cfgs, o.platform, &pf);

@@ -101,7 +101,8 @@ static int walk(walk_t *w, xmlNode *node)
 /* The first repeated id, if any: 0 or 2 with err. */
 static int duplicates(walk_t *w)
 {
-    qsort(w->ids, w->n, sizeof *w->ids, cmp_named);
+    if (w->n > 1)
+        qsort(w->ids, w->n, sizeof *w->ids, cmp_named);
     for (size_t i = 1; i < w->n; i++)
         if (!cmp_named(&w->ids[i - 1], &w->ids[i])) {
             const named_t *a = &w->ids[i - 1], *b = &w->ids[i];

@@ -457,7 +457,7 @@ static void netns_2x2(void **st)
     struct port ports[12];
     int n = 0;
     for (int r = 0; r < 4; r++) { /* rank r: mrtb0 (rank -> switch) and mrtb-p<r> (switch -> rank) */
-        char ns[16], p[16], b[16];
+        char ns[24], p[24], b[24];
         snprintf(ns, sizeof ns, "mrtb-r%d", r);
         snprintf(p, sizeof p, "mrtb-p%d", r);
         snprintf(b, sizeof b, "mrtb-b%d", r / 2);
@@ -500,7 +500,7 @@ static void netns_racks(void **st)
     for (int k = 0; k < 2; k++) /* the uplinks: mrtb-ku<k> (rack -> spine), mrtb-kd<k> (spine -> rack) */
         n = shaped_pair(ports, n, "mrtb-ku", "mrtb-kd", "mrtb-k", k, "500Mbit");
     for (int node = 0; node < 4; node++) {
-        char d[16], kb[16], r[16];
+        char d[24], kb[24], r[24];
         snprintf(d, sizeof d, "mrtb-d%d", node);
         snprintf(kb, sizeof kb, "mrtb-k%d", node / 2);
         snprintf(r, sizeof r, "mrtb-r%d", node);

@@ -219,8 +219,10 @@ static void spread(void **state)
                          sim_repo_path("platforms/minsky-64.xml"), "-b", "1K", "-e", "64K", "-f", "8", "--out",
                          sim_tmp_path("mpi.json"), NULL};
     assert_int_equal(mpi_run_input(mpi, NULL, 300, &r, &secs), 0);
-    if (strstr(r.err, "built without MPI"))
+    if (strstr(r.err, "built without MPI")) { /* or a sanitizer build: ASan refuses MPICH's RTLD_DEEPBIND load */
+        cli_free(&r);
         skip();
+    }
     assert_same_as_setup(&r, sim_tmp_path("mpi.json"));
     cli_free(&r);
 }

@@ -216,7 +216,8 @@ static void chunked(mring_builder_t *b, const mr_t *m, int64_t off, int64_t len,
         }
     }
     if (!b->err) {
-        qsort(all, (size_t)n, sizeof *all, by_key);
+        if (n > 0) /* all is NULL when no stream has an op: qsort's pointer must not be */
+            qsort(all, (size_t)n, sizeof *all, by_key);
         for (int64_t j = 0; j < n && !b->err; j++)
             b->err = mring_emit(b->rs, b->stream, all[j].op) != 0;
     }
