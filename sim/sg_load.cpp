@@ -80,12 +80,10 @@ extern "C" int mring_sg_set_factors(const mring_piece_t *lat, int nlat, const mr
     return 0;
 }
 
-// Every rank host's route to every other (SimGrid throws when a zone has no route between two of its
-// points, e.g. "Bad gateways for route"; uncaught there, it aborts the run).  All P (P - 1) pairs up to
-// ROUTE_CHECK_ALL ranks; above, each rank to and from rank 0 and to its `nneighbors` neighbours
-// (neighbors[i * nneighbors + k]: the ranks a schedule sends to).  Returns 0, or -1 with the pair in err.
-#define ROUTE_CHECK_ALL 512
-static int route_ok(sg_host_t a, sg_host_t b, char *err, size_t errlen)
+// Whether SimGrid finds a route from a to b: it throws when a zone has no route between two of its points
+// (e.g. "Bad gateways for route"), which, uncaught during a run, aborts it.  Returns 0, or -1 with the pair
+// and SimGrid's first line in err.
+extern "C" int mring_sg_route_ok(sg_host_t a, sg_host_t b, char *err, size_t errlen)
 {
     std::vector<simgrid::s4u::Link *> links;
     double lat = 0;
@@ -98,25 +96,4 @@ static int route_ok(sg_host_t a, sg_host_t b, char *err, size_t errlen)
         std::snprintf(err, errlen, "no route from host %s to host %s (%s)", a->get_cname(), b->get_cname(), why);
         return -1;
     }
-}
-
-extern "C" int mring_sg_check_routes(sg_host_t *hosts, int n, const int *neighbors, int nneighbors, char *err,
-                                     size_t errlen)
-{
-    for (int i = 0; i < n; i++) {
-        if (n <= ROUTE_CHECK_ALL) {
-            for (int j = 0; j < n; j++)
-                if (j != i && route_ok(hosts[i], hosts[j], err, errlen))
-                    return -1;
-            continue;
-        }
-        if (i > 0 && (route_ok(hosts[i], hosts[0], err, errlen) || route_ok(hosts[0], hosts[i], err, errlen)))
-            return -1;
-        for (int k = 0; k < nneighbors; k++) {
-            int j = neighbors[(size_t)i * nneighbors + k];
-            if (j != i && route_ok(hosts[i], hosts[j], err, errlen))
-                return -1;
-        }
-    }
-    return 0;
 }

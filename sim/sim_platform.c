@@ -18,8 +18,7 @@ int mring_sg_load_platform(const char *file, char *err, size_t errlen); /* sg_lo
 int mring_sg_init(int *argc, char **argv, char *err, size_t errlen);     /* sg_load.cpp */
 int mring_sg_set_factors(const mring_piece_t *lat, int nlat, const mring_piece_t *bw, int nbw, char *err,
                          size_t errlen); /* sg_load.cpp */
-int mring_sg_check_routes(sg_host_t *hosts, int n, const int *neighbors, int nneighbors, char *err,
-                          size_t errlen); /* sg_load.cpp */
+int mring_sg_route_ok(sg_host_t a, sg_host_t b, char *err, size_t errlen); /* sg_load.cpp */
 
 static int read_ranks(mring_platform_t *pf, char *err, size_t errlen)
 {
@@ -98,24 +97,31 @@ static int check_resources(const char *file, char *err, size_t errlen)
     return rc;
 }
 
-/* Every rank's route to every other (to its neighbours in every dimension of the platform's topology and
- * to and from rank 0, past sg_load.cpp's ROUTE_CHECK_ALL ranks).  0, 2 with err, -1 out of memory. */
+/* Every rank's route to every other: all P (P - 1) pairs up to ROUTE_CHECK_ALL ranks; above (P^2 lookups
+ * would cost seconds), each rank's routes to its neighbours in every dimension of the platform's topology
+ * (the ranks a schedule sends to) and to and from rank 0.  Returns 0, or 2 with the pair in err. */
+#define ROUTE_CHECK_ALL 512
 static int check_routes(const mring_platform_t *pf, char *err, size_t errlen)
 {
-    int nn = 2 * pf->topo.ndims, *nb = malloc((size_t)pf->nranks * (size_t)nn * sizeof *nb);
     char why[512];
-    if (!nb)
-        return -1;
-    for (int r = 0; r < pf->nranks; r++)
-        for (int i = 0; i < pf->topo.ndims; i++) {
-            nb[r * nn + 2 * i] = mring_topo_neighbor(&pf->topo, r, i, 1);
-            nb[r * nn + 2 * i + 1] = mring_topo_neighbor(&pf->topo, r, i, -1);
+    int P = pf->nranks, bad = 0;
+    for (int r = 0; r < P && !bad; r++) {
+        if (P <= ROUTE_CHECK_ALL) {
+            for (int q = 0; q < P && !bad; q++)
+                bad = q != r && mring_sg_route_ok(pf->hosts[r], pf->hosts[q], why, sizeof why);
+            continue;
         }
-    int rc = mring_sg_check_routes(pf->hosts, pf->nranks, nb, nn, why, sizeof why);
-    free(nb);
-    if (rc)
+        bad = r > 0 && (mring_sg_route_ok(pf->hosts[r], pf->hosts[0], why, sizeof why) ||
+                        mring_sg_route_ok(pf->hosts[0], pf->hosts[r], why, sizeof why));
+        for (int i = 0; i < pf->topo.ndims && !bad; i++)
+            for (int delta = -1; delta <= 1 && !bad; delta += 2) {
+                int q = mring_topo_neighbor(&pf->topo, r, i, delta);
+                bad = q != r && mring_sg_route_ok(pf->hosts[r], pf->hosts[q], why, sizeof why);
+            }
+    }
+    if (bad)
         snprintf(err, errlen, "platform %s: %s; expected a route between every two rank hosts", pf->file, why);
-    return rc ? 2 : 0;
+    return bad ? 2 : 0;
 }
 
 int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mring_platform_t *pf, char *err,
