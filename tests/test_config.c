@@ -179,19 +179,15 @@ static void tuning_round_trip(void **state)
 
 static int toy_generate(const mring_config_t *c, mring_call_t k, int rank, mring_rank_sched_t *out)
 {
-    int P = c->topo.nranks, *members = malloc((size_t)P * sizeof *members);
+    /* the ring through ranks P-1, P-2, ..., 0: rank sits at position P-1-rank, sends to rank - 1 */
+    int P = c->topo.nranks, to = (rank + P - 1) % P, from = (rank + 1) % P;
     mring_builder_t b;
-    if (!members || mring_rank_sched_init(out, rank, 1)) {
-        free(members);
+    if (mring_rank_sched_init(out, rank, 1))
         return -1;
-    }
-    for (int i = 0; i < P; i++)
-        members[i] = P - 1 - i;
     mring_builder_init(&b, out, 0, c, k, 0);
     mring_emit_prologue(&b, 0, k.count);
-    mring_emit_ring(&b, members, P, P - 1 - rank, 1, 0, k.count, 1, (mring_label_t){MRING_PHASE_RS, 0, 0});
-    mring_emit_ring(&b, members, P, P - 1 - rank, 1, 0, k.count, 0, (mring_label_t){MRING_PHASE_AG, 0, 0});
-    free(members);
+    mring_emit_ring(&b, to, from, P, P - 1 - rank, 1, 0, k.count, 1, (mring_label_t){MRING_PHASE_RS, 0, 0});
+    mring_emit_ring(&b, to, from, P, P - 1 - rank, 1, 0, k.count, 0, (mring_label_t){MRING_PHASE_AG, 0, 0});
     if (b.err)
         mring_rank_sched_free(out);
     return b.err ? -1 : 0;

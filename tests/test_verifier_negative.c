@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "symbolic.h"
 #include "verify.h"
 
 #define N 4 /* elements per rank */
@@ -400,6 +401,40 @@ static void test_generated_pass(void **state)
     check(&w, 10, "deadlock");
 }
 
+/* The rank sets behind "counts rank r's input twice": sums of runs of ranks, joined when adjacent,
+ * and the overlap found anywhere inside a run, with the lowest shared rank named. */
+static void test_rank_sets(void **state)
+{
+    char why[160];
+    mring_exprs_t *e = mring_exprs_new(16);
+    uint32_t lo = 0, mid = 0, hi = 0, x;
+    (void)state;
+    assert_non_null(e);
+    for (int r = 0; r < 4; r++) /* ranks 0..3, one run */
+        lo = r ? mring_exprs_combine(e, lo, mring_sym_leaf(r), why, sizeof why) : mring_sym_leaf(r);
+    for (int r = 8; r < 12; r++) /* ranks 8..11 */
+        hi = r > 8 ? mring_exprs_combine(e, hi, mring_sym_leaf(r), why, sizeof why) : mring_sym_leaf(r);
+    mid = mring_exprs_combine(e, mring_sym_leaf(5), mring_sym_leaf(6), why, sizeof why); /* 5..6 */
+    x = mring_exprs_combine(e, lo, hi, why, sizeof why); /* {0..3, 8..11} */
+    assert_true(lo && hi && mid && x);
+    assert_int_equal(mring_exprs_nranks(e, x), 8);
+    assert_int_equal(mring_exprs_combine(e, x, mring_sym_leaf(10), why, sizeof why), 0); /* inside the 2nd run */
+    assert_string_equal(why, "counts rank 10's input twice in one element");
+    assert_int_equal(mring_exprs_combine(e, mring_sym_leaf(3), x, why, sizeof why), 0); /* the 1st run's end */
+    assert_string_equal(why, "counts rank 3's input twice in one element");
+    uint32_t gap = mring_exprs_combine(e, x, mid, why, sizeof why); /* {0..3, 5..6, 8..11}: 4 and 7 free */
+    assert_int_equal(mring_exprs_nranks(e, gap), 10);
+    uint32_t four = mring_exprs_combine(e, gap, mring_sym_leaf(4), why, sizeof why); /* 0..6 joined */
+    uint32_t all = mring_exprs_combine(e, four, mring_sym_leaf(7), why, sizeof why); /* 0..11 */
+    assert_int_equal(mring_exprs_nranks(e, all), 12);
+    assert_int_equal(mring_exprs_combine(e, all, mring_sym_leaf(7), why, sizeof why), 0);
+    assert_string_equal(why, "counts rank 7's input twice in one element");
+    assert_int_equal(mring_exprs_combine(e, mring_sym_leaf(12), all, why, sizeof why) != 0, 1);
+    /* hash-consing: the same pair is the same id */
+    assert_int_equal(mring_exprs_combine(e, x, mid, why, sizeof why), gap);
+    mring_exprs_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_streams_race),           cmocka_unit_test(test_writes_in),
         cmocka_unit_test(test_out_of_bounds),          cmocka_unit_test(test_invalid_peer),
         cmocka_unit_test(test_malformed_ops),          cmocka_unit_test(test_generated_pass),
+        cmocka_unit_test(test_rank_sets),
         cmocka_unit_test(test_huge_offset_is_outside), /* last: aborts under UBSan (see above) */
     };
     if (getenv("MRING_TEST_FILTER"))

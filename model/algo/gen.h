@@ -57,13 +57,14 @@ int64_t mring_emit_steps(mring_builder_t *b, const mring_xstep_t *st, int n, int
 /* COPY of IN[off, +len) to OUT[off, +len) (skipped by back ends for in-place calls). */
 void mring_emit_prologue(mring_builder_t *b, int64_t off, int64_t len);
 
-/* Ring reduce-scatter (reduce != 0) or allgather over OUT[off, +len) among the d
- * ranks members[0..d-1]; this rank is members[c]; dir = +1 sends to c+1, -1 to c-1.
- * The range is split into d balanced blocks; after the reduce-scatter this rank
- * holds block c reduced over all members; the allgather starts from every rank's
- * block c.  Returns scratch elements used. */
-int64_t mring_emit_ring(mring_builder_t *b, const int *members, int d, int c, int dir, int64_t off,
-                        int64_t len, int reduce, mring_label_t label);
+/* Ring reduce-scatter (reduce != 0) or allgather over OUT[off, +len) among d ranks, this rank at
+ * position c, sending to rank `to` (position c + dir) and receiving from rank `from` (position c - dir);
+ * dir = +1 or -1.  The range is split into d balanced blocks; after the reduce-scatter this rank
+ * holds block c reduced over all members; the allgather starts from every rank's block c.  Steps
+ * that move no element emit nothing (a ring of d ranks on len < d elements costs O(len log len)).
+ * Returns scratch elements used. */
+int64_t mring_emit_ring(mring_builder_t *b, int to, int from, int d, int c, int dir, int64_t off, int64_t len,
+                        int reduce, mring_label_t label);
 
 /* Recursive halving among d (a power of two) group members: member idx at step k
  * exchanges with member peer[k] = idx ^ 2^k, sends blocks snd[k] and keeps (and

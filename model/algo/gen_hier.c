@@ -81,8 +81,9 @@ static void leaders_allreduce(mring_builder_t *b, const mring_config_t *c, const
         return;
     }
     int dir = mring_ring_dir(b->stream, c->rings[0]);
-    mring_emit_ring(b, leaders, m, idx, dir, off, len, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
-    mring_emit_ring(b, leaders, m, idx, dir, off, len, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
+    int to = leaders[((idx + dir) % m + m) % m], from = leaders[((idx - dir) % m + m) % m];
+    mring_emit_ring(b, to, from, m, idx, dir, off, len, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
+    mring_emit_ring(b, to, from, m, idx, dir, off, len, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
 }
 
 static int generate(const mring_config_t *c, mring_call_t k, int rank, mring_rank_sched_t *out)

@@ -38,21 +38,23 @@ static int64_t scratch_layout(const mring_topo_t *grid, const uint8_t *algos, in
     return total;
 }
 
-int mring_multiring_members(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring, int *members)
+int mring_multiring_pos(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring)
 {
-    const int *ord = mring_embed_order(e, i, ring), *pos = mring_embed_pos(e, i, ring);
+    const int *pos = mring_embed_pos(e, i, ring);
     int c = mring_topo_coord(grid, rank, i);
-    for (int x = 0; members && x < grid->dims[i]; x++)
-        members[x] = mring_topo_group_member(grid, rank, i, ord ? ord[x] : x);
     return pos ? pos[c] : c;
+}
+
+int mring_multiring_member(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring, int x)
+{
+    const int *ord = mring_embed_order(e, i, ring);
+    return mring_topo_group_member(grid, rank, i, ord ? ord[x] : x);
 }
 
 int mring_multiring_neighbor(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring, int dir)
 {
-    const int *ord = mring_embed_order(e, i, ring);
-    int d = grid->dims[i], x = mring_multiring_members(grid, e, rank, i, ring, NULL);
-    int next = ((x + dir) % d + d) % d;
-    return mring_topo_group_member(grid, rank, i, ord ? ord[next] : next);
+    int d = grid->dims[i], x = mring_multiring_pos(grid, e, rank, i, ring);
+    return mring_multiring_member(grid, e, rank, i, ring, ((x + dir) % d + d) % d);
 }
 
 /* What every stage of one rank's schedule needs. */
@@ -62,7 +64,6 @@ typedef struct mr {
     const uint8_t *algos; /* NULL = rings in every dimension */
     const mring_embed_t *embed;
     int rank;
-    int *members; /* room for the largest dimension */
 } mr_t;
 
 static int dim_algo(const mr_t *m, int i) { return m->algos ? m->algos[i] : MRING_DIM_RING; }
@@ -76,17 +77,18 @@ static int kept_block(const mr_t *m, int i, int stream)
         mring_halving_plan(&h, mring_topo_coord(m->grid, m->rank, i), m->grid->dims[i]);
         return mring_halving_block(&h);
     }
-    return mring_multiring_members(m->grid, m->embed, m->rank, i, stream % m->rings[i], NULL);
+    return mring_multiring_pos(m->grid, m->embed, m->rank, i, stream % m->rings[i]);
 }
 
 /* Recursive doubling of OUT[off, +len) among the group (x this rank's coordinate): lg d exchanges of the
  * whole range, both partners computing (lower rank's data) op (higher rank's) (Thakur et al. 2005, 4.5). */
-static void doubling(mring_builder_t *b, const mr_t *m, int x, int d, int64_t off, int64_t len, mring_label_t l)
+static void doubling(mring_builder_t *b, const mr_t *m, int i, int ring, int x, int64_t off, int64_t len,
+                     mring_label_t l)
 {
     mring_xstep_t st[32];
     int n = 0;
-    for (int mask = 1; mask < d; mask <<= 1, n++) {
-        int peer = m->members[x ^ mask];
+    for (int mask = 1; mask < m->grid->dims[i]; mask <<= 1, n++) {
+        int peer = mring_multiring_member(m->grid, m->embed, m->rank, i, ring, x ^ mask);
         st[n] = (mring_xstep_t){peer, peer, off, len, off, len, peer < m->rank ? MRING_REDUCE_SRC_FIRST : 0, l};
         st[n].label.step = (uint16_t)n;
     }
@@ -99,10 +101,10 @@ static void stage(mring_builder_t *b, const mr_t *m, int i, int reduce, int64_t 
 {
     int d = m->grid->dims[i], ring = b->stream % m->rings[i];
     mring_label_t l = {reduce ? MRING_PHASE_RS : MRING_PHASE_AG, (int8_t)i, 0};
-    int x = mring_multiring_members(m->grid, m->embed, m->rank, i, ring, m->members);
+    int x = mring_multiring_pos(m->grid, m->embed, m->rank, i, ring);
     if (dim_algo(m, i) == MRING_DIM_RD) {
         if (reduce)
-            doubling(b, m, x, d, off, len, l);
+            doubling(b, m, i, ring, x, off, len, l);
         return;
     }
     if (dim_algo(m, i) == MRING_DIM_RABENSEIFNER) {
@@ -110,11 +112,14 @@ static void stage(mring_builder_t *b, const mr_t *m, int i, int reduce, int64_t 
         int peers[32];
         mring_halving_plan(&h, x, d);
         for (int k = 0; k < h.n; k++)
-            peers[k] = m->members[h.peer[k]];
+            peers[k] = mring_multiring_member(m->grid, m->embed, m->rank, i, ring, h.peer[k]);
         mring_emit_halving(b, &h, peers, m->rank, off, len, d, reduce, l);
         return;
     }
-    mring_emit_ring(b, m->members, d, x, mring_ring_dir(b->stream, m->rings[i]), off, len, reduce, l);
+    int dir = mring_ring_dir(b->stream, m->rings[i]);
+    mring_emit_ring(b, mring_multiring_member(m->grid, m->embed, m->rank, i, ring, ((x + dir) % d + d) % d),
+                    mring_multiring_member(m->grid, m->embed, m->rank, i, ring, ((x - dir) % d + d) % d), d, x, dir,
+                    off, len, reduce, l);
 }
 
 /* A stream's stages: reduce-scatter along dimensions 1..k, allgather k..1 (dimensions of size 1 have
@@ -246,29 +251,23 @@ static void stream_schedule(mring_builder_t *b, const mr_t *m, int64_t off, int6
 int mring_multiring_generate_grid(const mring_config_t *c, mring_call_t k, const mring_topo_t *grid, const int *rings,
                                   const uint8_t *algos, int rank, mring_rank_sched_t *out)
 {
-    int S = 1, dmax = 1, chunks = c->chunks > 1 ? c->chunks : 1;
+    int S = 1, chunks = c->chunks > 1 ? c->chunks : 1;
     int64_t slot, slot_off[MRING_MAX_DIMS];
-    for (int i = 0; i < grid->ndims; i++) {
+    for (int i = 0; i < grid->ndims; i++)
         S = rings[i] > S ? rings[i] : S;
-        dmax = grid->dims[i] > dmax ? grid->dims[i] : dmax;
-    }
-    mr_t m = {grid, rings, algos, c->embed, rank, malloc((size_t)dmax * sizeof(int))};
-    if (!m.members || mring_rank_sched_init(out, rank, S)) {
-        free(m.members);
+    mr_t m = {grid, rings, algos, c->embed, rank};
+    if (mring_rank_sched_init(out, rank, S))
         return -1;
-    }
     slot = scratch_layout(grid, algos, mring_ceil_div(mring_ceil_div(k.count, S), chunks), chunks, slot_off);
     for (int j = 0; j < S; j++) {
         mring_builder_t b;
         mring_builder_init(&b, out, j, c, k, j * slot);
         stream_schedule(&b, &m, mring_split_off(k.count, S, j), mring_split_len(k.count, S, j), chunks, slot_off);
         if (b.err) {
-            free(m.members);
             mring_rank_sched_free(out);
             return -1;
         }
     }
-    free(m.members);
     return 0;
 }
 

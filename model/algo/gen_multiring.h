@@ -7,10 +7,12 @@
 /* Direction of stream `stream`'s ring in a dimension with `rings` rings: +1 or -1. */
 int mring_ring_dir(int stream, int rings);
 
-/* Ring `ring` of grid dimension i (embedding e: each ring's cycle; NULL = coordinate order): fills
- * members[x] with the rank at position x of the ring through rank's group (members may be NULL) and
- * returns rank's position. */
-int mring_multiring_members(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring, int *members);
+/* Position of rank on ring `ring` of grid dimension i (embedding e: each ring's cycle; NULL =
+ * coordinate order), 0..dims[i]-1. */
+int mring_multiring_pos(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring);
+
+/* The rank at position x of ring `ring` through rank's group in grid dimension i (e as above). */
+int mring_multiring_member(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring, int x);
 
 /* The rank one step from rank in direction dir (+1 or -1) along ring `ring` of grid dimension i. */
 int mring_multiring_neighbor(const mring_topo_t *grid, const mring_embed_t *e, int rank, int i, int ring, int dir);

@@ -156,35 +156,72 @@ void mring_emit_prologue(mring_builder_t *b, int64_t off, int64_t len)
 
 static int64_t block_off(int64_t off, int64_t len, int d, int x) { return off + mring_split_off(len, d, x); }
 
-int64_t mring_emit_ring(mring_builder_t *b, const int *members, int d, int c, int dir, int64_t off,
-                        int64_t len, int reduce, mring_label_t label)
+/* Step s of a ring reduce-scatter (reduce != 0) or allgather at position c: send B[c - dir(s+1)], receive
+ * B[c - dir(s+2)] in the reduce-scatter; send B[c - dir s], receive B[c - dir(s+1)] in the allgather
+ * (Patarasuk and Yuan, JPDC 69(2), 2009). */
+static mring_xstep_t ring_step(int to, int from, int d, int c, int dir, int64_t off, int64_t len, int reduce,
+                               mring_label_t label, int s)
 {
-    int right = members[((c + dir) % d + d) % d], left = members[((c - dir) % d + d) % d];
-    mring_xstep_t *st;
+    int sx = reduce ? s + 1 : s, rx = sx + 1;
+    int xs = (int)(((c - (int64_t)dir * sx) % d + d) % d), xr = (int)(((c - (int64_t)dir * rx) % d + d) % d);
+    mring_xstep_t st = {to, from, block_off(off, len, d, xs), mring_split_len(len, d, xs),
+                        block_off(off, len, d, xr), mring_split_len(len, d, xr), 0, label};
+    st.label.step = (uint16_t)s;
+    return st;
+}
+
+static int by_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* The steps of the ring that move data: all d - 1 when every block holds an element, else only those
+ * that send or receive one of the len < d non-empty blocks 0..len-1 (the others emit nothing), so a ring
+ * of many ranks on a short range costs O(len log len), not O(d).  Fills steps, returns their number. */
+static int busy_steps(int d, int c, int dir, int64_t len, int reduce, int *steps)
+{
+    int n = 0;
+    if (len >= d - 1) {
+        for (int s = 0; s < d - 1; s++)
+            steps[n++] = s;
+        return n;
+    }
+    for (int x = 0; x < len; x++) {
+        int k = (int)((((int64_t)dir * (c - x)) % d + d) % d); /* c - dir k == x (mod d) */
+        for (int t = reduce ? 1 : 0; t <= (reduce ? 2 : 1); t++) { /* x sent at k - t, received at k - t - 1 */
+            int s = ((k - t) % d + d) % d;
+            if (s < d - 1)
+                steps[n++] = s;
+        }
+    }
+    qsort(steps, (size_t)n, sizeof *steps, by_int);
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (u == 0 || steps[u - 1] != steps[i])
+            steps[u++] = steps[i];
+    return u;
+}
+
+int64_t mring_emit_ring(mring_builder_t *b, int to, int from, int d, int c, int dir, int64_t off, int64_t len,
+                        int reduce, mring_label_t label)
+{
     int64_t scratch;
     if (d < 2)
         return 0;
-    st = malloc((size_t)(d - 1) * sizeof *st);
-    if (!st) {
+    /* at most d - 1 steps, or two per non-empty block */
+    size_t cap = len >= d - 1 ? (size_t)(d - 1) : (size_t)(2 * len > 0 ? 2 * len : 1);
+    mring_xstep_t *st = malloc(cap * sizeof *st);
+    int *steps = malloc(cap * sizeof *steps), n;
+    if (!st || !steps) {
+        free(st);
+        free(steps);
         b->err = 1;
         return 0;
     }
-    /* reduce-scatter step s: send B[c - dir(s+1)], receive B[c - dir(s+2)];
-     * allgather step s: send B[c - dir s], receive B[c - dir(s+1)] (Patarasuk and Yuan, JPDC 69(2), 2009). */
-    for (int s = 0; s < d - 1; s++) {
-        int sx = reduce ? s + 1 : s, rx = sx + 1;
-        int xs = (int)(((c - (int64_t)dir * sx) % d + d) % d), xr = (int)(((c - (int64_t)dir * rx) % d + d) % d);
-        st[s].to = right;
-        st[s].from = left;
-        st[s].snd_off = block_off(off, len, d, xs);
-        st[s].snd_len = mring_split_len(len, d, xs);
-        st[s].rcv_off = block_off(off, len, d, xr);
-        st[s].rcv_len = mring_split_len(len, d, xr);
-        st[s].flags = 0;
-        st[s].label = label;
-        st[s].label.step = (uint16_t)s;
-    }
-    scratch = mring_emit_steps(b, st, d - 1, reduce, 1);
+    /* skipping idle steps changes no op: an idle step emits nothing, and the chain stays exact because
+     * the step after one that receives a block sends it (snd[s+1] == rcv[s]), so it is busy too */
+    n = busy_steps(d, c, dir, len, reduce, steps);
+    for (int i = 0; i < n; i++)
+        st[i] = ring_step(to, from, d, c, dir, off, len, reduce, label, steps[i]);
+    scratch = mring_emit_steps(b, st, n, reduce, 1);
+    free(steps);
     free(st);
     return scratch;
 }

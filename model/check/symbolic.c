@@ -5,34 +5,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A node's rank set is a sorted list of disjoint, non-adjacent rank intervals [lo, hi) in the pool: a
+ * reduction's partial sums cover runs of ranks (a ring's neighbours, a dimension's group, a halving
+ * block), so the lists stay short where a bitmap would take P bits a node (P^2 bits for the leaves). */
 typedef struct node {
     uint32_t left, right;
     int nranks;
+    uint32_t nint; /* intervals */
+    size_t at;     /* first interval's index in the pool */
 } node_t;
 
+typedef struct rint {
+    int32_t lo, hi;
+} rint_t;
+
 struct mring_exprs {
-    int P, words;      /* ranks, 64-bit words per rank set */
-    node_t *nodes;     /* [0] poison, [1..P] leaves */
-    uint64_t *sets;    /* words per node */
+    int P;
+    node_t *nodes; /* [0] poison, [1..P] leaves */
     uint32_t n, cap;
-    uint32_t *table;   /* hash of (left, right) -> id; 0 = empty */
+    uint32_t *table; /* hash of (left, right) -> id; 0 = empty */
     uint32_t tcap;
+    rint_t *pool; /* every node's intervals */
+    size_t npool, poolcap;
 };
 
-static int reserve(mring_exprs_t *e)
+static int reserve(mring_exprs_t *e, size_t nint)
 {
-    if (e->n < e->cap)
-        return 0;
-    uint32_t cap = e->cap * 2;
-    node_t *nodes = realloc(e->nodes, (size_t)cap * sizeof *nodes);
-    if (!nodes)
-        return -1;
-    e->nodes = nodes;
-    uint64_t *sets = realloc(e->sets, (size_t)cap * (size_t)e->words * sizeof *sets);
-    if (!sets)
-        return -1;
-    e->sets = sets;
-    e->cap = cap;
+    if (e->n >= e->cap) {
+        uint32_t cap = e->cap * 2;
+        node_t *nodes = realloc(e->nodes, (size_t)cap * sizeof *nodes);
+        if (!nodes)
+            return -1;
+        e->nodes = nodes;
+        e->cap = cap;
+    }
+    if (e->npool + nint > e->poolcap) {
+        size_t cap = 2 * (e->npool + nint);
+        rint_t *pool = realloc(e->pool, cap * sizeof *pool);
+        if (!pool)
+            return -1;
+        e->pool = pool;
+        e->poolcap = cap;
+    }
     return 0;
 }
 
@@ -42,20 +56,20 @@ mring_exprs_t *mring_exprs_new(int nranks)
     if (!e)
         return NULL;
     e->P = nranks;
-    e->words = (nranks + 63) / 64;
     e->cap = (uint32_t)nranks + 64;
     e->tcap = 1024;
+    e->poolcap = (size_t)nranks + 64;
     e->nodes = calloc(e->cap, sizeof *e->nodes);
-    e->sets = calloc((size_t)e->cap * (size_t)e->words, sizeof *e->sets);
     e->table = calloc(e->tcap, sizeof *e->table);
-    if (!e->nodes || !e->sets || !e->table) {
+    e->pool = malloc(e->poolcap * sizeof *e->pool);
+    if (!e->nodes || !e->table || !e->pool) {
         mring_exprs_free(e);
         return NULL;
     }
     for (int r = 0; r < nranks; r++) {
         uint32_t id = mring_sym_leaf(r);
-        e->nodes[id].nranks = 1;
-        e->sets[(size_t)id * (size_t)e->words + (size_t)(r / 64)] = 1ull << (r % 64);
+        e->nodes[id] = (node_t){0, 0, 1, 1, e->npool};
+        e->pool[e->npool++] = (rint_t){r, r + 1};
     }
     e->n = (uint32_t)nranks + 1;
     return e;
@@ -66,8 +80,8 @@ void mring_exprs_free(mring_exprs_t *e)
     if (!e)
         return;
     free(e->nodes);
-    free(e->sets);
     free(e->table);
+    free(e->pool);
     free(e);
 }
 
@@ -99,13 +113,39 @@ static int rehash(mring_exprs_t *e)
     return 0;
 }
 
+/* The lowest rank in both sets, -1 when they are disjoint (one merge walk of the two lists). */
 static int first_common_rank(const mring_exprs_t *e, uint32_t a, uint32_t b)
 {
-    const uint64_t *sa = &e->sets[(size_t)a * (size_t)e->words], *sb = &e->sets[(size_t)b * (size_t)e->words];
-    for (int w = 0; w < e->words; w++)
-        if (sa[w] & sb[w])
-            return w * 64 + __builtin_ctzll(sa[w] & sb[w]);
+    const rint_t *x = &e->pool[e->nodes[a].at], *y = &e->pool[e->nodes[b].at];
+    uint32_t i = 0, j = 0, nx = e->nodes[a].nint, ny = e->nodes[b].nint;
+    while (i < nx && j < ny) {
+        int32_t lo = x[i].lo > y[j].lo ? x[i].lo : y[j].lo, hi = x[i].hi < y[j].hi ? x[i].hi : y[j].hi;
+        if (lo < hi)
+            return lo;
+        if (x[i].hi < y[j].hi)
+            i++;
+        else
+            j++;
+    }
     return -1;
+}
+
+/* Node id's set: the union of disjoint a and b, appended to the pool (room reserved), runs joined. */
+static void union_into(mring_exprs_t *e, uint32_t id, uint32_t a, uint32_t b)
+{
+    const rint_t *x = &e->pool[e->nodes[a].at], *y = &e->pool[e->nodes[b].at];
+    uint32_t i = 0, j = 0, nx = e->nodes[a].nint, ny = e->nodes[b].nint, n = 0;
+    rint_t *out = &e->pool[e->npool];
+    while (i < nx || j < ny) {
+        rint_t v = j >= ny || (i < nx && x[i].lo < y[j].lo) ? x[i++] : y[j++];
+        if (n > 0 && out[n - 1].hi == v.lo)
+            out[n - 1].hi = v.hi;
+        else
+            out[n++] = v;
+    }
+    e->nodes[id].at = e->npool;
+    e->nodes[id].nint = n;
+    e->npool += n;
 }
 
 uint32_t mring_exprs_combine(mring_exprs_t *e, uint32_t a, uint32_t b, char *err, size_t errlen)
@@ -125,13 +165,11 @@ uint32_t mring_exprs_combine(mring_exprs_t *e, uint32_t a, uint32_t b, char *err
     for (h = hash2(a, b, e->tcap); (id = e->table[h]); h = (h + 1) & (e->tcap - 1))
         if (e->nodes[id].left == a && e->nodes[id].right == b)
             return id;
-    if (reserve(e))
+    if (reserve(e, (size_t)e->nodes[a].nint + e->nodes[b].nint))
         goto oom;
     id = e->n++;
-    e->nodes[id] = (node_t){a, b, e->nodes[a].nranks + e->nodes[b].nranks};
-    for (int w = 0; w < e->words; w++)
-        e->sets[(size_t)id * (size_t)e->words + (size_t)w] =
-            e->sets[(size_t)a * (size_t)e->words + (size_t)w] | e->sets[(size_t)b * (size_t)e->words + (size_t)w];
+    e->nodes[id] = (node_t){a, b, e->nodes[a].nranks + e->nodes[b].nranks, 0, 0};
+    union_into(e, id, a, b);
     e->table[h] = id;
     return id;
 oom:

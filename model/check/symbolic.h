@@ -3,7 +3,8 @@
  *
  * An expression is a leaf (rank r's input) or an ordered pair (left op right),
  * hash-consed so that equal trees have equal ids; each node knows the set of
- * ranks it contains and refuses to combine two sets that share a rank.
+ * ranks it contains (as a list of rank intervals, short for the runs of ranks a
+ * reduction sums) and refuses to combine two sets that share a rank.
  * A buffer is a sorted list of intervals: elements [lo, hi) hold expression
  * `expr` taken at element position x + shift (shift tracks where data came from,
  * so that a reduction of mismatched positions is caught).

@@ -136,23 +136,30 @@ static int check_range(const mring_rank_sched_t *rs, int64_t count, int buf, int
     return 0;
 }
 
+/* op in words, for a failure message (formatted only when one is written). */
+static const char *op_words(const mring_op_t *op, char *f, size_t flen)
+{
+    mring_op_format(op, f, flen);
+    return f;
+}
+
 static int check_op(const mring_rank_sched_t *rs, int P, int64_t count, const mring_op_t *op, char *err,
                     size_t errlen)
 {
     char f[256];
     int b;
     int64_t off, n;
-    mring_op_format(op, f, sizeof f);
     if (op->kind > MRING_OP_COPY)
         return failf(err, errlen, "rank %d: op of unknown kind %d", rs->rank, op->kind);
     if (op->count <= 0)
-        return failf(err, errlen, "rank %d: %s has count %lld; expected > 0", rs->rank, f, (long long)op->count);
+        return failf(err, errlen, "rank %d: %s has count %lld; expected > 0", rs->rank, op_words(op, f, sizeof f),
+                     (long long)op->count);
     if ((op->kind == MRING_OP_SEND || op->kind == MRING_OP_RECV) &&
         (op->peer < 0 || op->peer >= P || op->peer == rs->rank))
-        return failf(err, errlen, "rank %d: %s has peer %d; expected another rank of 0..%d", rs->rank, f, op->peer,
-                     P - 1);
+        return failf(err, errlen, "rank %d: %s has peer %d; expected another rank of 0..%d", rs->rank,
+                     op_words(op, f, sizeof f), op->peer, P - 1);
     if (mring_op_write(op, &b, &off, &n) && b == MRING_BUF_IN)
-        return failf(err, errlen, "rank %d: %s writes the send buffer IN", rs->rank, f);
+        return failf(err, errlen, "rank %d: %s writes the send buffer IN", rs->rank, op_words(op, f, sizeof f));
     if (mring_op_write(op, &b, &off, &n) && check_range(rs, count, b, off, n, op, err, errlen))
         return 1;
     if (mring_op_read(op, &b, &off, &n) && check_range(rs, count, b, off, n, op, err, errlen))

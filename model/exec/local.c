@@ -14,6 +14,15 @@ typedef struct msg {
     int done;
 } msg_t;
 
+/* The ranks to poll next, first in first out: a rank that made progress goes back in, a rank that is
+ * waiting comes back only when a message of its own is matched (its state changes no other way), so
+ * a run costs its ops and matches, not rounds times ranks (a chain of P hops is O(P), not O(P^2)). */
+typedef struct runq {
+    int *q;       /* nranks slots, a ring */
+    char *queued; /* per rank: in q */
+    int head, n, nranks;
+} runq_t;
+
 typedef struct world {
     mring_chan_table_t *chan;
     const mring_local_ops_t *ops;
@@ -21,7 +30,16 @@ typedef struct world {
     char *err;
     size_t errlen;
     int failed;
+    runq_t run;
 } world_t;
+
+static void wake(runq_t *rq, int rank)
+{
+    if (rq->queued[rank])
+        return;
+    rq->queued[rank] = 1;
+    rq->q[(rq->head + rq->n++) % rq->nranks] = rank;
+}
 
 typedef struct rank_ctx {
     world_t *w;
@@ -63,6 +81,7 @@ static int post_msg(rank_ctx_t *rc, const mring_op_t *op, int is_send, void **re
         }
         other->done = 1;
         m->done = 1;
+        wake(&w->run, other->rank); /* its request just completed */
     }
     *req = m;
     return 0;
@@ -146,44 +165,43 @@ static void describe_stuck(mring_interp_t *its, int nranks, char *err, size_t er
 
 static int drive(mring_interp_t *its, int nranks, world_t *w)
 {
+    runq_t *rq = &w->run;
     int left = nranks;
-    char *finished = calloc((size_t)nranks, 1);
-    if (!finished) {
+    rq->nranks = nranks;
+    rq->q = malloc((size_t)nranks * sizeof *rq->q);
+    rq->queued = calloc((size_t)nranks, 1);
+    if (!rq->q || !rq->queued) {
         snprintf(w->err, w->errlen, "out of memory");
-        return -1;
+        left = -1;
     }
-    while (left > 0) {
-        int moved = 0;
-        for (int r = 0; r < nranks; r++) {
-            if (finished[r])
-                continue;
-            int s = mring_interp_progress(&its[r]);
-            if (s == MRING_INTERP_ERROR || w->failed) {
-                free(finished);
-                return -1;
-            }
-            if (s == MRING_INTERP_DONE) {
-                finished[r] = 1;
-                left--;
-                moved = 1;
-            } else if (s == MRING_INTERP_PROGRESS) {
-                moved = 1;
-            }
+    for (int r = 0; left > 0 && r < nranks; r++)
+        wake(rq, r);
+    while (left > 0 && rq->n > 0) {
+        int r = rq->q[rq->head];
+        rq->head = (rq->head + 1) % nranks;
+        rq->n--;
+        rq->queued[r] = 0;
+        int s = mring_interp_progress(&its[r]);
+        if (s == MRING_INTERP_ERROR || w->failed) {
+            left = -1;
+            break;
         }
-        if (!moved) {
-            describe_stuck(its, nranks, w->err, w->errlen);
-            free(finished);
-            return -1;
-        }
+        if (s == MRING_INTERP_DONE)
+            left--;
+        else if (s == MRING_INTERP_PROGRESS)
+            wake(rq, r);
     }
-    free(finished);
-    return 0;
+    if (left > 0) /* every rank left waits for a message nobody will match */
+        describe_stuck(its, nranks, w->err, w->errlen);
+    free(rq->q);
+    free(rq->queued);
+    return left == 0 ? 0 : -1;
 }
 
 int mring_local_run(const mring_rank_sched_t *scheds, int nranks, int inplace, const mring_local_ops_t *ops,
                     void *ctx, char *err, size_t errlen)
 {
-    world_t w = {mring_chan_new(), ops, ctx, err, errlen, 0};
+    world_t w = {mring_chan_new(), ops, ctx, err, errlen, 0, {0}};
     rank_ctx_t *rcs = calloc((size_t)nranks, sizeof *rcs);
     mring_transport_t *tps = calloc((size_t)nranks, sizeof *tps);
     mring_interp_t *its = calloc((size_t)nranks, sizeof *its);
