@@ -17,6 +17,7 @@ typedef struct sym {
     mring_imap_t (*maps)[MRING_NBUFS]; /* per rank: OUT, SCRATCH, IN */
 } sym_t;
 
+static int failf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int failf(char *err, size_t len, const char *fmt, ...)
 {
     va_list ap;

@@ -95,6 +95,11 @@ mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
             snprintf(err, errlen, "tuning file %s, entry %zu: %s", path, i, why);
             goto fail;
         }
+        if (t->e[t->n].c.topo.nranks != t->ranks) { /* a pick must never run another rank count's schedule */
+            snprintf(err, errlen, "tuning file %s, entry %zu: topo has %d ranks; the file is for %d (\"ranks\")", path,
+                     i, t->e[t->n].c.topo.nranks, t->ranks);
+            goto fail;
+        }
         t->n++;
     }
     json_decref(doc);

@@ -60,16 +60,24 @@ uint16_t mring_float_to_bf16(float f)
     return (uint16_t)(u >> 16);
 }
 
+/* IEEE binary16: C23's _Float16 where the compiler has it (gcc 12 on x86-64), else clang's __fp16,
+ * a storage format clang supports on every target (clang 14 lacks _Float16 on x86-64; scons fuzz). */
+#if defined(__FLT16_MAX__)
+typedef _Float16 half_t;
+#else
+typedef __fp16 half_t;
+#endif
+
 float mring_f16_to_float(uint16_t h)
 {
-    _Float16 x;
+    half_t x;
     memcpy(&x, &h, sizeof x);
     return (float)x;
 }
 
 uint16_t mring_float_to_f16(float f)
 {
-    _Float16 x = (_Float16)f;
+    half_t x = (half_t)f;
     uint16_t h;
     memcpy(&h, &x, sizeof h);
     return h;

@@ -34,6 +34,20 @@ static const char *value_text(json_t *v, char *buf, size_t len)
     return buf;
 }
 
+/* Key k as JSON writes it inside quotes (control characters escaped: a message stays one line). */
+static const char *key_text(const char *k, char *buf, size_t len)
+{
+    json_t *j = json_string(k);
+    value_text(j, buf, len);
+    json_decref(j);
+    size_t n = strlen(buf);
+    if (n > 0 && buf[n - 1] == '"') /* absent when value_text cut the text */
+        buf[--n] = '\0';
+    if (buf[0] == '"')
+        memmove(buf, buf + 1, n);
+    return buf;
+}
+
 /* "FILE: PRE KEY is VALUE; expected WHAT"; returns 2. */
 static int bad(const ctx_t *c, const char *pre, const char *key, json_t *v, const char *what)
 {
@@ -61,7 +75,9 @@ static int check_keys(const ctx_t *c, json_t *o, const char *pre, const char *co
             i++;
         if (keys[i])
             continue;
-        used = (size_t)snprintf(c->err, c->errlen, "%s: unknown key \"%s%s\"; expected one of", c->file, pre, k);
+        char kt[80];
+        used = (size_t)snprintf(c->err, c->errlen, "%s: unknown key \"%s%s\"; expected one of", c->file, pre,
+                                key_text(k, kt, sizeof kt));
         for (i = 0; keys[i] && used < c->errlen; i++)
             used += (size_t)snprintf(c->err + used, c->errlen - used, "%s %s", i ? "," : "", keys[i]);
         return 2;
