@@ -17,6 +17,7 @@
 #include "config.h"
 #include "sim.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,16 @@
 #include <unistd.h>
 
 #define CMD "simulate"
+
+/* Where the input after a "--cfg NAME:VALUE" line at `at` starts (past its newline), or `at` when no
+ * such line starts there. */
+static size_t next_cfg(const uint8_t *data, size_t size, size_t at)
+{
+    if (size - at <= 6 || memcmp(data + at, "--cfg ", 6))
+        return at;
+    const uint8_t *nl = memchr(data + at, '\n', size - at);
+    return nl ? (size_t)(nl - data) + 1 : size;
+}
 
 /* The child ends with _exit: exit() would run libFuzzer's handler, which reports the process's exit as
  * the target's ("fuzz target exited") and turns the status into its own. */
@@ -43,13 +54,11 @@ static _Noreturn void child(const uint8_t *data, size_t size)
     char path[64];
     size_t at = 0;
     alarm(60); /* a hang ends as SIGALRM, which the parent reports */
-    while (size - at > 6 && !memcmp(data + at, "--cfg ", 6)) { /* the leading --cfg lines */
-        const uint8_t *nl = memchr(data + at, '\n', size - at);
-        size_t end = nl ? (size_t)(nl - data) : size;
+    for (size_t next; (next = next_cfg(data, size, at)) > at; at = next) { /* the leading --cfg lines */
         char arg[256];
+        size_t end = data[next - 1] == '\n' ? next - 1 : next;
         snprintf(arg, sizeof arg, "%.*s", (int)(end - at - 6), (const char *)data + at + 6);
         cli_cfg_opt(CMD, &cfgs, OPT_CFG, arg);
-        at = nl ? end + 1 : size;
     }
     fuzz_file(data + at, size - at, path, sizeof path);
     cli_platform_load(CMD, &cfgs, path, &pf);
@@ -67,9 +76,24 @@ static _Noreturn void child(const uint8_t *data, size_t size)
     quit(0);
 }
 
+/* mring's own XML check, in this process too: libFuzzer sees coverage only here, not in the child, so
+ * this is what steers the mutations towards well-formed platforms; it must agree with the child. */
+static int precheck(const uint8_t *data, size_t size)
+{
+    size_t at = 0;
+    char path[64], err[512] = "";
+    for (size_t next; (next = next_cfg(data, size, at)) > at;)
+        at = next;
+    int fd = fuzz_file(data + at, size - at, path, sizeof path), rc = mring_platform_precheck(path, err, sizeof err);
+    close(fd);
+    if (rc)
+        fuzz_one_line("mring_platform_precheck", err);
+    return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    int fds[2], status;
+    int fds[2], status, refused = precheck(data, size);
     char out[4096];
     size_t n = 0;
     ssize_t r;
@@ -87,18 +111,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         child(data, size);
     }
     close(fds[1]);
+    /* until end of file; libFuzzer's -timeout timer (SIGALRM) interrupts reads and waits: retried */
     for (char skip[512]; (r = n < sizeof out - 1 ? read(fds[0], out + n, sizeof out - 1 - n)
-                                                 : read(fds[0], skip, sizeof skip)) > 0;) /* beyond out: drained */
-        n += n < sizeof out - 1 ? (size_t)r : 0;
+                                                 : read(fds[0], skip, sizeof skip)) != 0;) { /* beyond out: drained */
+        if (r < 0 && errno != EINTR)
+            fuzz_fail("reading the child's output failed");
+        n += r > 0 && n < sizeof out - 1 ? (size_t)r : 0;
+    }
     close(fds[0]);
     out[n] = '\0';
-    if (waitpid(pid, &status, 0) != pid)
-        fuzz_fail("waitpid failed");
+    while ((r = waitpid(pid, &status, 0)) != pid)
+        if (r < 0 && errno != EINTR)
+            fuzz_fail("waitpid failed");
     if (WIFSIGNALED(status))
         fuzz_fail("loading the platform ended by signal %d (%s)%s%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
                   n ? "; it printed: " : "", out);
-    if (WEXITSTATUS(status) == 0)
+    if (WEXITSTATUS(status) == 0) {
+        if (refused)
+            fuzz_fail("mring_platform_precheck refused a platform that loads");
         return 0;
+    }
     if (WEXITSTATUS(status) != 2)
         fuzz_fail("loading the platform exited %d; expected 0 or 2; it printed: %s", WEXITSTATUS(status), out);
     if (strncmp(out, "mring " CMD ": ", strlen("mring " CMD ": ")) || !n || out[n - 1] != '\n' ||

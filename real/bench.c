@@ -34,7 +34,8 @@ static void help(void)
            "  -d, --datatype T  %s (default float32)\n"
            "  -o, --op OP       sum (default), prod, min, max, avg\n"
            "  -a, --average A   time reported: 0 rank 0, 1 average (default), 2 minimum, 3 maximum over ranks\n"
-           "  --topo T          rank grid (default: P, a flat ring)\n"
+           "  --topo T          rank grid (default: the job's nodes, ranks per node x nodes when every node has\n"
+           "                    as many and ranks go node by node, else P, a flat ring)\n"
            "  --algo A          %s (default %s), or mpi (the MPI library's own\n"
            "                    MPI_Allreduce, timed and checked the same way)\n"
            "  --rings, --segment, --dim-algo, --chunks, --embed   as in mring simulate (no --embed auto)\n"
@@ -298,7 +299,7 @@ int main(int argc, char **argv)
     static bench_t b;
     run_t r = {&b, NULL, MPI_COMM_WORLD, MRING_FLOAT32, 0, 1};
     mring_config_t c;
-    char err[512], topo[64], rings[64], flat[32], title[512];
+    char err[512], topo[64], rings[64], own_s[64], title[512];
     static char desc[16384];
     int64_t sizes[4096], bad = 0;
     MPI_Init(&argc, &argv);
@@ -313,9 +314,11 @@ int main(int argc, char **argv)
     b.average = 1;
     b.timeout = 60;
     parse(argc, argv, &b);
-    if (!b.cc.topo_s) {
-        snprintf(flat, sizeof flat, "%d", r.P);
-        b.cc.topo_s = flat;
+    if (!b.cc.topo_s) { /* the job's own grid, as the interposer's */
+        mring_topo_t own;
+        if (mring_comm_topo(MPI_COMM_WORLD, &own, err, sizeof err) != MPI_SUCCESS)
+            cli_fail(NULL, "%s", err);
+        b.cc.topo_s = mring_topo_format(&own, own_s, sizeof own_s);
     }
     cli_conf_build(NULL, &b.cc, 0, NULL, &c, &r.t);
     if (b.mpi && (r.t == MRING_FLOAT16 || r.t == MRING_BFLOAT16))

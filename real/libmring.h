@@ -46,6 +46,23 @@ int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dty
  * CUDA kernels (for a CUDA-aware MPI).  No effect in a build without CUDA. */
 void mring_ctx_set_cuda_aware(mring_ctx_t *ctx, int on);
 
+/*
+ * The rank grid of comm (collective): ranks per node (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED) x
+ * nodes when every node holds as many ranks and ranks are numbered node by node, else the flat ring
+ * (mring_topo_from_nodes).  Blocking collectives: call mring_comm_arrive first where a stopped peer
+ * must not hang it.  Returns MPI_SUCCESS, or an MPI error code with a one-line reason in err.
+ */
+int mring_comm_topo(MPI_Comm comm, mring_topo_t *t, char *err, size_t errlen);
+
+/*
+ * Wait, at most timeout_s seconds, until every rank of comm has called this (collective): a
+ * non-blocking barrier tested against a deadline, so that blocking collectives after it (a
+ * communicator's duplication, the layout's split) cannot hang on a stopped peer.  Returns MPI_SUCCESS,
+ * or MPI_ERR_OTHER with a one-line reason in err when the deadline passes (the barrier stays posted:
+ * the caller is expected to abort).
+ */
+int mring_comm_arrive(MPI_Comm comm, double timeout_s, char *err, size_t errlen);
+
 /* The configuration the context was created with. */
 const mring_config_t *mring_ctx_config(const mring_ctx_t *ctx);
 

@@ -5,37 +5,55 @@
  *
  * A call on a built-in datatype mring supports (float, double, 32/64-bit integers) with MPI_SUM,
  * MPI_PROD, MPI_MIN or MPI_MAX runs the configured schedule; anything else (user-defined ops,
- * other types, inter-communicators) goes to PMPI_Allreduce unchanged.  Configuration from the
- * environment, read once: MRING_TOPO (default: the communicator size, a flat grid), MRING_ALGO
- * (default multiring), MRING_RINGS (default 1), MRING_DIM_ALGO (default ring), MRING_SEGMENT
- * (bytes), MRING_CHUNKS (default 1), MRING_EMBED (default natural), read by the same function as the flags of `mring simulate` (mring_config_parse);
- * MRING_TUNING (a tuning file from `mring tune`: its entry for the call's size in bytes decides
- * algo, topo, rings, dim_algo and segment; its rank count must match the communicator).  A
- * configuration that does not fit the communicator (wrong rank count) falls through to
- * PMPI_Allreduce; a bad or unfitting setting is
- * reported once, on rank 0 of MPI_COMM_WORLD, on stderr.  MRING_PMPI_STATS=1 prints, at
- * MPI_Finalize on rank 0, how many calls went through mring and how many passed through, and how
- * many ran with each configuration (as `mring simulate` flags).
+ * other types, inter-communicators) goes to PMPI_Allreduce unchanged.
+ *
+ * The topology is the communicator's own by default (mring_comm_topo: ranks per node x nodes when
+ * the layout is regular, else the flat ring), read once per communicator at its first call and
+ * cached with its contexts.  Configuration from the environment, read once: MRING_TOPO (forces a
+ * grid; a communicator of another size keeps its own), MRING_ALGO (default multiring), MRING_RINGS
+ * (default 1), MRING_DIM_ALGO (default ring), MRING_SEGMENT (bytes), MRING_CHUNKS (default 1),
+ * MRING_EMBED (default natural), read by the same function as the flags of `mring simulate`
+ * (mring_config_parse); MRING_TUNING (a tuning file from `mring tune`: its entry for the call's size
+ * in bytes decides the configuration on communicators of its rank count; others use the settings
+ * above); MRING_TIMEOUT (seconds, default off): a call that does not finish in time, or whose ranks
+ * do not all arrive at a communicator's first call, aborts the job naming the stuck operation.  A bad
+ * or unfitting setting is reported once, on rank 0 of MPI_COMM_WORLD, on stderr.  MRING_PMPI_STATS=1
+ * prints, at MPI_Finalize on rank 0, how many calls went through mring and how many passed through
+ * (per reason), and how many ran with each configuration (as `mring simulate` flags).
  */
 #include "libmring.h"
 #include "tuning.h"
+#include "units.h"
 
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Contexts live in an attribute of the user's communicator (MPI attribute caching), so they go away
- * with it: a later communicator that reuses the same handle value starts afresh. */
+/* A communicator's state lives in an attribute of it (MPI attribute caching), so it goes away with
+ * it: a later communicator that reuses the same handle value starts afresh. */
 #define MAX_CTX 8
 
-typedef struct comm_ctxs {
+typedef struct comm_state {
+    mring_topo_t topo; /* the communicator's own grid (mring_comm_topo), read at its first call */
     int n;
     mring_ctx_t *ctx[MAX_CTX]; /* each knows the configuration it was built for */
-} comm_ctxs_t;
+} comm_state_t;
 
 static int keyval = MPI_KEYVAL_INVALID;
-static long long through, passed;
+static double timeout_s; /* MRING_TIMEOUT; 0 = none */
+
+/* Why calls pass to MPI's own allreduce, counted for MRING_PMPI_STATS. */
+enum { PASS_INTER, PASS_COUNT, PASS_TYPE, PASS_OP, PASS_CONFIG, PASS_CONTEXT, NPASS };
+static const char *const pass_why[NPASS] = {
+    "an inter-communicator",
+    "a negative count",
+    "a datatype mring does not reduce",
+    "an op mring does not reduce (user-defined, logical, bitwise, MAXLOC, MINLOC, REPLACE)",
+    "no configuration applies (a bad MRING_* setting or tuning entry, said above)",
+    "mring could not create its context on the communicator",
+};
+static long long through, passed[NPASS];
 
 /* Calls per configuration, for MRING_PMPI_STATS (the first MAX_SEEN distinct ones). */
 #define MAX_SEEN 16
@@ -57,15 +75,15 @@ static void count_config(const mring_config_t *c)
 }
 
 static mring_tuning_t *tuning;
-static int tuning_loaded;
+static int env_read;
 
-static int free_ctxs(MPI_Comm comm, int kv, void *attr, void *extra)
+static int free_state(MPI_Comm comm, int kv, void *attr, void *extra)
 {
-    comm_ctxs_t *cc = attr;
+    comm_state_t *cs = attr;
     (void)comm, (void)kv, (void)extra;
-    for (int i = 0; i < cc->n; i++)
-        mring_ctx_free(cc->ctx[i]);
-    free(cc);
+    for (int i = 0; i < cs->n; i++)
+        mring_ctx_free(cs->ctx[i]);
+    free(cs);
     return MPI_SUCCESS;
 }
 
@@ -101,78 +119,157 @@ static int map_op(MPI_Op op, mring_redop_t *o)
     return 0;
 }
 
-/* Say once, on rank 0 of MPI_COMM_WORLD, why calls go to MPI's own allreduce. */
-static void warn_once(const char *why)
+/* Say each distinct message once, on rank 0 of MPI_COMM_WORLD, on stderr. */
+static void say_once(const char *what)
 {
-    static int warned;
+    static char said[16][256];
+    static int nsaid;
     int rank = 0;
+    for (int i = 0; i < nsaid; i++)
+        if (!strncmp(said[i], what, sizeof said[i] - 1))
+            return;
+    if (nsaid < 16)
+        snprintf(said[nsaid++], sizeof said[0], "%s", what);
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (!warned && rank == 0)
-        fprintf(stderr, "mring-pmpi: %s; those calls use MPI's own allreduce\n", why);
-    warned = 1;
+    if (rank == 0)
+        fprintf(stderr, "mring-pmpi: %s\n", what);
 }
 
-/* The configuration for a call of `bytes` on a communicator of P ranks, from the environment. */
-static int configure(int P, int64_t bytes, mring_config_t *c)
+/* MRING_TUNING and MRING_TIMEOUT, read at the first call. */
+static void read_env(void)
 {
     const char *s;
     char err[256], why[320];
-    if (!tuning_loaded && (s = getenv("MRING_TUNING"))) {
-        tuning_loaded = 1;
-        if (!(tuning = mring_tuning_load(s, err, sizeof err))) {
-            warn_once(err);
-            return -1;
-        }
+    env_read = 1;
+    if ((s = getenv("MRING_TUNING")) && *s && !(tuning = mring_tuning_load(s, err, sizeof err))) {
+        snprintf(why, sizeof why, "%s; MRING_TUNING is not used", err);
+        say_once(why);
     }
-    if (tuning_loaded && !tuning)
-        return -1;
-    if (tuning) {
+    if ((s = getenv("MRING_TIMEOUT")) && *s && (mring_parse_time(s, &timeout_s) || !(timeout_s > 0))) {
+        snprintf(why, sizeof why, "MRING_TIMEOUT '%.64s' is not a time > 0 (seconds, or with a unit: 30s, 2m); no "
+                                  "timeout", s);
+        say_once(why);
+        timeout_s = 0;
+    }
+}
+
+/* The configuration for a call of `bytes` on a communicator of P ranks whose own grid is `own`: the
+ * tuning file's entry when the file is for P ranks, else the MRING_* settings on MRING_TOPO where it
+ * has P ranks and on `own` otherwise.  Returns 0, or -1 (said once) when no configuration applies. */
+static int configure(int P, const mring_topo_t *own, int64_t bytes, mring_config_t *c)
+{
+    char err[256], why[320];
+    if (tuning && mring_tuning_ranks(tuning) == P) {
         if (mring_tuning_pick(tuning, P, bytes, c, err, sizeof err) == 0)
             return 0;
-        snprintf(why, sizeof why, "MRING_TUNING: %s", err);
-        warn_once(why);
+        snprintf(why, sizeof why, "MRING_TUNING: %s; those calls use MPI's own allreduce", err);
+        say_once(why);
         return -1;
     }
     mring_config_fields_t f = {getenv("MRING_TOPO"),     getenv("MRING_ALGO"),    getenv("MRING_RINGS"),
                                getenv("MRING_DIM_ALGO"), getenv("MRING_SEGMENT"), getenv("MRING_CHUNKS"),
                                getenv("MRING_EMBED")};
-    mring_topo_t flat = mring_topo_flat(P);
     const char **fields[] = {&f.topo, &f.algo, &f.rings, &f.dim_algo, &f.segment, &f.chunks, &f.embed};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) /* set but empty: as if unset */
         if (*fields[i] && !**fields[i])
             *fields[i] = NULL;
-    if (mring_config_parse(&f, MRING_FIELDS_ENV, &flat, c, err, sizeof err)) {
-        warn_once(err);
-        return -1;
+    mring_topo_t forced;
+    if (f.topo && !mring_topo_parse(f.topo, &forced, err, sizeof err) && forced.nranks != P) {
+        char g[64];
+        snprintf(why, sizeof why, "MRING_TOPO %.64s has %d ranks; a communicator of %d ranks uses its own grid %s",
+                 f.topo, forced.nranks, P, mring_topo_format(own, g, sizeof g));
+        say_once(why);
+        f.topo = NULL;
     }
-    if (c->topo.nranks != P) {
-        snprintf(err, sizeof err, "MRING_TOPO has %d ranks, a communicator %d", c->topo.nranks, P);
-        warn_once(err);
+    if (mring_config_parse(&f, MRING_FIELDS_ENV, own, c, err, sizeof err)) {
+        snprintf(why, sizeof why, "%s; those calls use MPI's own allreduce", err);
+        say_once(why);
         return -1;
     }
     return 0;
 }
 
-static mring_ctx_t *context(MPI_Comm comm, const mring_config_t *c)
+/* A first call that a peer never makes would hang in the collective set-up: with MRING_TIMEOUT, abort
+ * instead, naming the call. */
+static void arrive_or_abort(MPI_Comm comm, const char *what)
 {
     char err[256];
-    comm_ctxs_t *cc;
-    int found = 0;
+    int P;
+    if (timeout_s <= 0 || mring_comm_arrive(comm, timeout_s, err, sizeof err) == MPI_SUCCESS)
+        return;
+    PMPI_Comm_size(comm, &P);
+    fprintf(stderr, "mring-pmpi: MPI_Allreduce, %s on a communicator of %d ranks: %s; aborting\n", what, P, err);
+    PMPI_Abort(MPI_COMM_WORLD, 1); /* the whole job: an abort on a sub-communicator waits for the stuck peer */
+}
+
+/* The communicator's state, created at its first call (collective: the node layout is read). */
+static comm_state_t *comm_state(MPI_Comm comm)
+{
+    comm_state_t *cs;
+    char err[256];
+    int found = 0, rc, P;
     if (keyval == MPI_KEYVAL_INVALID &&
-        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_ctxs, &keyval, NULL) != MPI_SUCCESS)
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_state, &keyval, NULL) != MPI_SUCCESS)
         return NULL;
-    MPI_Comm_get_attr(comm, keyval, &cc, &found);
-    if (!found) {
-        if (!(cc = calloc(1, sizeof *cc)))
-            return NULL;
-        MPI_Comm_set_attr(comm, keyval, cc);
+    PMPI_Comm_get_attr(comm, keyval, &cs, &found);
+    if (found)
+        return cs;
+    if (!(cs = calloc(1, sizeof *cs)))
+        return NULL;
+    arrive_or_abort(comm, "the first call");
+    if ((rc = mring_comm_topo(comm, &cs->topo, err, sizeof err)) != MPI_SUCCESS) {
+        PMPI_Comm_size(comm, &P);
+        fprintf(stderr, "mring-pmpi: MPI_Allreduce, first call on a communicator of %d ranks: %s; aborting\n", P, err);
+        PMPI_Abort(MPI_COMM_WORLD, 1);
     }
-    for (int i = 0; i < cc->n; i++)
-        if (mring_config_equal(mring_ctx_config(cc->ctx[i]), c))
-            return cc->ctx[i];
-    if (cc->n == MAX_CTX || mring_ctx_create(comm, c, 0, &cc->ctx[cc->n], err, sizeof err) != MPI_SUCCESS)
+    PMPI_Comm_set_attr(comm, keyval, cs);
+    return cs;
+}
+
+static mring_ctx_t *context(MPI_Comm comm, comm_state_t *cs, const mring_config_t *c)
+{
+    char err[256];
+    for (int i = 0; i < cs->n; i++)
+        if (mring_config_equal(mring_ctx_config(cs->ctx[i]), c))
+            return cs->ctx[i];
+    if (cs->n == MAX_CTX)
         return NULL;
-    return cc->ctx[cc->n++];
+    arrive_or_abort(comm, "the first call with this configuration");
+    if (mring_ctx_create(comm, c, timeout_s, &cs->ctx[cs->n], err, sizeof err) != MPI_SUCCESS)
+        return NULL;
+    return cs->ctx[cs->n++];
+}
+
+/* Why this call cannot go through mring (an index of pass_why), or -1 with *ctx, *t, *o set. */
+static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx_t **ctx, mring_dtype_t *t,
+                 mring_redop_t *o, mring_config_t *c)
+{
+    comm_state_t *cs;
+    int inter = 0, P;
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter)
+        return PASS_INTER;
+    if (!env_read)
+        read_env();
+    if (!(cs = comm_state(comm))) /* before the per-call reasons: every rank reads the layout at the same call */
+        return PASS_CONTEXT;
+    if (count < 0)
+        return PASS_COUNT;
+    if (map_type(dt, t))
+        return PASS_TYPE;
+    if (map_op(op, o))
+        return PASS_OP;
+    PMPI_Comm_size(comm, &P);
+    if (configure(P, &cs->topo, (int64_t)count * (int64_t)mring_dtype_size(*t), c))
+        return PASS_CONFIG;
+    if (c->segment > 0 && (size_t)c->segment < mring_dtype_size(*t)) {
+        char why[160];
+        snprintf(why, sizeof why, "a segment of %lld bytes is below one %s element; those calls use MPI's own "
+                                  "allreduce", (long long)c->segment, mring_dtype_name(*t));
+        say_once(why);
+        return PASS_CONFIG;
+    }
+    return (*ctx = context(comm, cs, c)) ? -1 : PASS_CONTEXT;
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
@@ -180,13 +277,10 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
     mring_dtype_t t;
     mring_redop_t o;
     mring_config_t c;
-    mring_ctx_t *ctx;
-    int inter = 0, P;
-    MPI_Comm_test_inter(comm, &inter);
-    MPI_Comm_size(comm, &P);
-    if (inter || count < 0 || map_type(dt, &t) || map_op(op, &o) ||
-        configure(P, (int64_t)count * (int64_t)mring_dtype_size(t), &c) || !(ctx = context(comm, &c))) {
-        passed++;
+    mring_ctx_t *ctx = NULL;
+    int why = route(count, dt, op, comm, &ctx, &t, &o, &c);
+    if (why >= 0) {
+        passed[why]++;
         return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
     }
     through++;
@@ -198,10 +292,16 @@ int MPI_Finalize(void)
 {
     int rank = 0;
     const char *s = getenv("MRING_PMPI_STATS");
+    long long all = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < NPASS; i++)
+        all += passed[i];
     if (s && *s == '1' && rank == 0) {
         char d[256];
-        printf("mring-pmpi: %lld calls through mring, %lld passed to MPI\n", through, passed);
+        printf("mring-pmpi: %lld calls through mring, %lld passed to MPI\n", through, all);
+        for (int i = 0; i < NPASS; i++)
+            if (passed[i])
+                printf("mring-pmpi:   %lld passed: %s\n", passed[i], pass_why[i]);
         for (int i = 0; i < nseen; i++)
             printf("mring-pmpi:   %lld calls with %s\n", seen[i].calls, mring_config_describe(&seen[i].c, d, sizeof d));
     }

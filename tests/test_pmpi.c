@@ -1,7 +1,8 @@
 /*
  * test_pmpi.c - the MPI_Allreduce interposer: an unmodified MPI program under LD_PRELOAD gets its
- * supported calls routed through mring (counted), user-defined ops passed to MPI, correct results,
- * and a configuration that does not fit the communicator falls through entirely.
+ * supported calls routed through mring (counted, with the reasons of those passed to MPI), on any
+ * communicator with the grid of its own node layout, correct results, user-defined ops passed to
+ * MPI, a setting that does not apply said once, and a stopped peer ended by MRING_TIMEOUT.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -66,10 +67,57 @@ static void ring_algorithm(void **state)
     run_app("MRING_ALGO=rabenseifner", "mring-pmpi: 10001 calls through mring, 1 passed to MPI");
 }
 
-static void topology_mismatch_falls_through(void **state)
+/* MRING_TOPO forces a grid where it fits; a communicator of another size keeps its own grid, said once. */
+static void topology_mismatch_uses_own_grid(void **state)
 {
     (void)state;
-    run_app("MRING_TOPO=3x2", "mring-pmpi: 0 calls through mring, 10002 passed to MPI");
+    run_app("MRING_TOPO=3x2", "mring-pmpi: MRING_TOPO 3x2 has 6 ranks; a communicator of 2 ranks uses its own grid 2");
+    run_app("MRING_TOPO=3x2", "mring-pmpi: 10001 calls through mring, 1 passed to MPI");
+}
+
+/* Without MRING_TOPO every communicator gets its own grid from its node layout (one node here: the
+ * flat ring of its size): sub-communicators of 1..4 ranks, reversed rank order, a duplicate, in place
+ * and count 0 all go through mring, exact. */
+static void sub_communicators(void **state)
+{
+    (void)state;
+    run_prog("mpi_pmpi_comms", 3, "", "comms: 0 wrong", "mring-pmpi: 11 calls through mring, 0 passed to MPI");
+    run_prog("mpi_pmpi_comms", 4, "", "comms: 0 wrong",
+             "mring-pmpi:   4 calls with --algo multiring --topo 4 --rings 1\n"
+             "mring-pmpi:   5 calls with --algo multiring --topo 2 --rings 1\n"
+             "mring-pmpi:   2 calls with --algo multiring --topo 1 --rings 1\n");
+}
+
+/* MRING_PMPI_STATS says why calls passed to MPI. */
+static void stats_per_reason(void **state)
+{
+    (void)state;
+    run_app("", "mring-pmpi:   1 passed: an op mring does not reduce (user-defined");
+    run_app("MRING_SEGMENT=2", "mring-pmpi: a segment of 2 bytes is below one float32 element");
+}
+
+/* A stopped peer: with MRING_TIMEOUT the job ends at the deadline, naming the stuck call, whether the
+ * peer stops before the communicator's first call (the set-up) or a later one (the schedule). */
+static void timeout_names_stuck_call(void **state)
+{
+    static const struct {
+        const char *when, *want;
+    } cases[] = {{"first", "mring-pmpi: MPI_Allreduce, the first call on a communicator of 2 ranks: not every rank "
+                           "arrived within 2 s"},
+                 {"later", "mring: allreduce of 64 elements timed out after 2 s: rank 0 stream 0 op 1 (in flight)"}};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char cmd[3 * PATH_MAX], out[8192];
+        /* rank 1 sleeps 30 s; `timeout 25` (status 124) would mean the deadline did not end the job */
+        snprintf(cmd, sizeof cmd, "MRING_TIMEOUT=2 LD_PRELOAD=%s timeout 25 mpiexec -n 2 %s %s 2>&1",
+                 sim_repo_path("build/lib/libmring-pmpi.so"), sim_repo_path("build/tests/mpi_pmpi_stall"),
+                 cases[i].when);
+        int status = cli_shell(cmd, out, sizeof out);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 124 || !strstr(out, cases[i].want)
+            || strstr(out, "stall: finished"))
+            fail_msg("%s: want a non-zero exit before 25 s and '%s'; got status %d, output: %s", cmd, cases[i].want,
+                     status, out);
+    }
 }
 
 /* MRING_DIM_ALGO is read like --dim-algo, and checked by the algorithm's rules. */
@@ -82,19 +130,38 @@ static void dim_algo(void **state)
 }
 
 /* A tuning entry's dim-algo and segment reach the schedule, as with mring-bench --tuning. */
-static void tuning_dim_algo(void **state)
+/* A tuning file for 2 ranks: every size multiring, 2 rings, rabenseifner, 64-byte segments. */
+static void write_tuning(char *path, char *env, size_t envlen)
 {
-    char path[] = "/tmp/mring-test-pmpi-tuning-XXXXXX", env[128];
     int fd = mkstemp(path);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    (void)state;
     assert_non_null(f);
     fprintf(f, "{\"mring_tuning\": 1, \"ranks\": 2, \"entries\": [{\"min_size\": 0, \"max_size\": "
                "9223372036854775807, \"algo\": \"multiring\", \"topo\": \"2\", \"rings\": \"2\", "
                "\"dim_algo\": \"rabenseifner\", \"segment\": 64}]}\n");
     fclose(f);
-    snprintf(env, sizeof env, "MRING_TUNING=%s", path);
+    snprintf(env, envlen, "MRING_TUNING=%s", path);
+}
+
+/* A tuning entry's dim-algo and segment reach the schedule, as with mring-bench --tuning. */
+static void tuning_dim_algo(void **state)
+{
+    char path[] = "/tmp/mring-test-pmpi-tuning-XXXXXX", env[128];
+    (void)state;
+    write_tuning(path, env, sizeof env);
     run_app(env, "mring-pmpi:   10001 calls with --algo multiring --topo 2 --rings 2 --dim-algo rabenseifner --segment 64\n");
+    unlink(path);
+}
+
+/* The tuning file applies to communicators of its rank count; the others use their own grid. */
+static void tuning_by_rank_count(void **state)
+{
+    char path[] = "/tmp/mring-test-pmpi-tuning-XXXXXX", env[128];
+    (void)state;
+    write_tuning(path, env, sizeof env);
+    run_prog("mpi_pmpi_comms", 4, env, "comms: 0 wrong",
+             "mring-pmpi:   4 calls with --algo multiring --topo 4 --rings 1\n"
+             "mring-pmpi:   5 calls with --algo multiring --topo 2 --rings 2 --dim-algo rabenseifner --segment 64\n");
     unlink(path);
 }
 
@@ -110,9 +177,12 @@ static void embed_chunks(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(routed), cmocka_unit_test(ring_algorithm),
-                                       cmocka_unit_test(topology_mismatch_falls_through),
+                                       cmocka_unit_test(topology_mismatch_uses_own_grid),
+                                       cmocka_unit_test(sub_communicators), cmocka_unit_test(stats_per_reason),
+                                       cmocka_unit_test(timeout_names_stuck_call),
                                        cmocka_unit_test(communicator_reuse), cmocka_unit_test(bad_setting_is_reported),
                                        cmocka_unit_test(dim_algo), cmocka_unit_test(tuning_dim_algo),
+                                       cmocka_unit_test(tuning_by_rank_count),
                                        cmocka_unit_test(embed_chunks)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -194,12 +194,31 @@ static void prefix(void **state)
     }
 }
 
+/* A communicator's grid from its node layout: ranks per node x nodes only when regular. */
+static void from_nodes(void **state)
+{
+    static const struct {
+        int p, per_node, regular;
+        const char *want;
+    } cases[] = {{8, 4, 1, "4x2"},  {64, 4, 1, "4x16"}, {6, 3, 1, "3x2"}, {8, 8, 1, "8"}, /* one node */
+                 {8, 1, 1, "8"},    {8, 4, 0, "8"},     {1, 1, 1, "1"},   {6, 4, 1, "6"}}; /* 4 does not divide 6 */
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char got[64];
+        mring_topo_t t = mring_topo_from_nodes(cases[i].p, cases[i].per_node, cases[i].regular);
+        mring_topo_format(&t, got, sizeof got);
+        if (strcmp(got, cases[i].want) || t.nranks != cases[i].p)
+            fail_msg("%d ranks, %d per node, regular %d: got %s (%d ranks), want %s", cases[i].p, cases[i].per_node,
+                     cases[i].regular, got, t.nranks, cases[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_good),  cmocka_unit_test(parse_bad), cmocka_unit_test(coordinates),
         cmocka_unit_test(groups_and_neighbours), cmocka_unit_test(sizes), cmocka_unit_test(link_units),
-        cmocka_unit_test(balanced_split), cmocka_unit_test(prefix),
+        cmocka_unit_test(balanced_split), cmocka_unit_test(prefix), cmocka_unit_test(from_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

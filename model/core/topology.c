@@ -68,6 +68,17 @@ mring_topo_t mring_topo_flat(int p)
     return t;
 }
 
+mring_topo_t mring_topo_from_nodes(int p, int ranks_per_node, int regular)
+{
+    mring_topo_t t = mring_topo_flat(p);
+    if (regular && ranks_per_node > 1 && ranks_per_node < p && p % ranks_per_node == 0) {
+        t.ndims = 2;
+        t.dims[0] = ranks_per_node;
+        t.dims[1] = p / ranks_per_node;
+    }
+    return t;
+}
+
 int mring_topo_prefix(const mring_topo_t *t, int n, mring_topo_t *out, char *err, size_t errlen)
 {
     long below = 1; /* D_k: ranks in one group of the dimensions inside dimension k */

@@ -33,6 +33,15 @@ int mring_topo_parse(const char *s, mring_topo_t *t, char *err, size_t errlen);
 mring_topo_t mring_topo_flat(int p);
 
 /*
+ * The rank grid of p ranks on nodes: ranks_per_node x (p / ranks_per_node) when `regular` (every node
+ * holds ranks_per_node ranks and ranks are numbered node by node: rank = node * ranks_per_node + its
+ * rank on the node), so rings run inside a node first; the flat ring of p otherwise, and when there is
+ * one node or one rank per node (a grid of one dimension).  NCCL's rings likewise follow the node
+ * layout (intra-node first); a layout that is not regular has no grid that keeps nodes together.
+ */
+mring_topo_t mring_topo_from_nodes(int p, int ranks_per_node, int regular);
+
+/*
  * The grid of t's first n ranks: whole groups of the inner dimensions, then part of the next one
  * (4x16x4: 2 -> 2, 8 -> 4x2, 64 -> 4x16, 128 -> 4x16x2), so a sub-platform keeps the natural
  * hierarchy.  Returns 0; -1 with a reason in err when n is not in 1..P or cuts a group (6 on 4x16x4).
