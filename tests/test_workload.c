@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "report.h"
 #include "sim_cli.h"
 #include "workload.h"
 
@@ -413,9 +414,22 @@ static void cli_bad(void **state)
     }
 }
 
+/* Text from a user's file quoted in a message stays on one line: control characters escaped, cut to fit. */
+static void escape_line(void **state)
+{
+    char buf[16];
+    (void)state;
+    assert_string_equal(mring_escape_line("a\nb\tc\x01", buf, sizeof buf), "a\\nb\\tc\\x01");
+    assert_string_equal(mring_escape_line("plain", buf, sizeof buf), "plain");
+    assert_string_equal(mring_escape_line("0123456789abc\n", buf, sizeof buf), "0123456789abc\\n"); /* fits: 15 */
+    assert_string_equal(mring_escape_line("0123456789abcd\n", buf, sizeof buf), "0123456789abcd"); /* no half escape */
+    assert_string_equal(mring_escape_line("0123456789abcdefgh", buf, sizeof buf), "0123456789abcde");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(escape_line),
         cmocka_unit_test(resnet_totals), cmocka_unit_test(resnet_tensors),   cmocka_unit_test(backward_order),
         cmocka_unit_test(compute_time),  cmocka_unit_test(buckets),          cmocka_unit_test(bad_profiles),
         cmocka_unit_test(arch_variant),  cmocka_unit_test(bad_names),        cmocka_unit_test(workload_dir_env),

@@ -2,6 +2,7 @@
 #include "tuning.h"
 
 #include "algo.h"
+#include "report.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -74,7 +75,9 @@ mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
         goto fail;
     }
     if (!doc) {
-        snprintf(err, errlen, "tuning file %s: %s (line %d)", path, je.text, je.line);
+        char text[160];
+        snprintf(err, errlen, "tuning file %s: %s (line %d)", path, mring_escape_line(je.text, text, sizeof text),
+                 je.line);
         goto fail;
     }
     entries = json_object_get(doc, "entries");

@@ -77,6 +77,28 @@ void mring_csv_field(FILE *f, const char *s)
     }
 }
 
+char *mring_escape_line(const char *s, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (len == 0)
+        return buf;
+    for (; *s && n + 1 < len; s++) {
+        unsigned char ch = (unsigned char)*s;
+        char esc[8];
+        if (ch >= 0x20 && ch != 0x7f) {
+            buf[n++] = (char)ch;
+            continue;
+        }
+        snprintf(esc, sizeof esc, ch == '\n' ? "\\n" : ch == '\t' ? "\\t" : "\\x%02x", ch);
+        if (n + strlen(esc) + 1 > len)
+            break;
+        memcpy(buf + n, esc, strlen(esc));
+        n += strlen(esc);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 int mring_report_row(mring_report_t *r, const mring_row_t *w)
 {
     double alg = mring_algbw_gbps(w->size, w->time_us), bus = mring_busbw_gbps(w->size, w->time_us, w->ranks);

@@ -15,6 +15,7 @@
 #ifndef MRING_REPORT_H
 #define MRING_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,6 +24,10 @@ typedef enum { MRING_FMT_TABLE, MRING_FMT_CSV, MRING_FMT_JSON } mring_format_t;
 /* Write s as one CSV field: as it is, or in double quotes (quotes doubled) when it holds a comma,
  * quote or newline (RFC 4180). */
 void mring_csv_field(FILE *f, const char *s);
+
+/* s with its control characters written as \n, \t or \xNN, into buf (len bytes, cut to fit), so that a
+ * message quoting text from a user's file stays one line.  Returns buf. */
+char *mring_escape_line(const char *s, char *buf, size_t len);
 
 /* Parse "table", "csv" or "json". Returns 0 or -1. */
 int mring_format_parse(const char *s, mring_format_t *f);

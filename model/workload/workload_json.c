@@ -5,6 +5,8 @@
  */
 #include "workload_build.h"
 
+#include "report.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
@@ -31,20 +33,6 @@ static const char *value_text(json_t *v, char *buf, size_t len)
     if (s && strlen(s) >= len && len > 4)
         strcpy(buf + len - 4, "...");
     free(s);
-    return buf;
-}
-
-/* Key k as JSON writes it inside quotes (control characters escaped: a message stays one line). */
-static const char *key_text(const char *k, char *buf, size_t len)
-{
-    json_t *j = json_string(k);
-    value_text(j, buf, len);
-    json_decref(j);
-    size_t n = strlen(buf);
-    if (n > 0 && buf[n - 1] == '"') /* absent when value_text cut the text */
-        buf[--n] = '\0';
-    if (buf[0] == '"')
-        memmove(buf, buf + 1, n);
     return buf;
 }
 
@@ -77,7 +65,7 @@ static int check_keys(const ctx_t *c, json_t *o, const char *pre, const char *co
             continue;
         char kt[80];
         used = (size_t)snprintf(c->err, c->errlen, "%s: unknown key \"%s%s\"; expected one of", c->file, pre,
-                                key_text(k, kt, sizeof kt));
+                                mring_escape_line(k, kt, sizeof kt));
         for (i = 0; keys[i] && used < c->errlen; i++)
             used += (size_t)snprintf(c->err + used, c->errlen - used, "%s %s", i ? "," : "", keys[i]);
         return 2;
@@ -345,12 +333,13 @@ int mring_workload_parse_file(const char *path, mring_workload_t *w, char *err, 
     ctx_t c = {path, err, errlen};
     json_error_t je;
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    char text[160];
     int rc;
     if (!doc) {
         if (je.line > 0)
-            snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+            snprintf(err, errlen, "%s:%d: %s", path, je.line, mring_escape_line(je.text, text, sizeof text));
         else
-            snprintf(err, errlen, "%s", je.text); /* jansson names the file: "unable to open PATH: ..." */
+            snprintf(err, errlen, "%s", mring_escape_line(je.text, text, sizeof text)); /* jansson names the file */
         return 2;
     }
     rc = parse_doc(&c, doc, w);
