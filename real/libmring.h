@@ -63,6 +63,14 @@ int mring_comm_topo(MPI_Comm comm, mring_topo_t *t, char *err, size_t errlen);
  */
 int mring_comm_arrive(MPI_Comm comm, double timeout_s, char *err, size_t errlen);
 
+/*
+ * Messages of more than `bytes` bytes (1..INT_MAX; default INT_MAX, since MPI counts are ints) go as
+ * one element of a derived datatype of `bytes`-byte blocks and the rest, so no message size is
+ * refused.  A smaller limit is for tests (the same path on small buffers).  Returns MPI_SUCCESS, or
+ * MPI_ERR_ARG for a limit out of range.
+ */
+int mring_ctx_set_max_message(mring_ctx_t *ctx, int64_t bytes);
+
 /* The configuration the context was created with. */
 const mring_config_t *mring_ctx_config(const mring_ctx_t *ctx);
 

@@ -34,6 +34,7 @@ struct mring_ctx {
     int stage;      /* this call stages its device messages through pinned host memory */
     unsigned char *dev_scratch;
     int64_t dev_scratch_bytes;
+    int64_t max_message; /* bytes one MPI count of MPI_BYTE may carry; larger messages go as blocks */
 };
 
 /* A message.  With device buffers and no CUDA-aware MPI it is staged piece by piece through pinned
@@ -43,10 +44,44 @@ struct mring_ctx {
 enum { MSG, COPY_OUT, COPY_IN };
 typedef struct req {
     MPI_Request r;
-    int phase, is_send, peer, tag, bytes;
+    int phase, is_send, peer, tag;
+    size_t bytes;
     MPI_Comm comm;
     void *host, *dev, *event;
+    int64_t max_message;
 } req_t;
+
+/*
+ * Post a send or receive of `bytes` contiguous bytes.  MPI counts are ints, so a message of more than
+ * `limit` bytes goes as one element of a derived datatype: q blocks of `limit` bytes, then the rest
+ * (the large-count technique of BigMPI: Hammond, Schafer and Latham, "To INT_MAX... and beyond!",
+ * ExaMPI 2014).  Both ends build the same type from the same size, so the signatures match.
+ */
+static int post_bytes(req_t *q, void *buf)
+{
+    MPI_Datatype block, big = MPI_DATATYPE_NULL;
+    int rc;
+    if (q->bytes <= (size_t)q->max_message)
+        return q->is_send ? MPI_Isend(buf, (int)q->bytes, MPI_BYTE, q->peer, q->tag, q->comm, &q->r)
+                          : MPI_Irecv(buf, (int)q->bytes, MPI_BYTE, q->peer, q->tag, q->comm, &q->r);
+    size_t nblocks = q->bytes / (size_t)q->max_message, rest = q->bytes % (size_t)q->max_message;
+    if (nblocks > INT32_MAX)
+        return MPI_ERR_COUNT;
+    int lens[2] = {(int)nblocks, (int)rest};
+    MPI_Aint displs[2] = {0, (MPI_Aint)(nblocks * (size_t)q->max_message)};
+    MPI_Datatype types[2] = {MPI_DATATYPE_NULL, MPI_BYTE};
+    if ((rc = MPI_Type_contiguous((int)q->max_message, MPI_BYTE, &block)) != MPI_SUCCESS)
+        return rc;
+    types[0] = block;
+    rc = MPI_Type_create_struct(rest ? 2 : 1, lens, displs, types, &big);
+    if (rc == MPI_SUCCESS && (rc = MPI_Type_commit(&big)) == MPI_SUCCESS)
+        rc = q->is_send ? MPI_Isend(buf, 1, big, q->peer, q->tag, q->comm, &q->r)
+                        : MPI_Irecv(buf, 1, big, q->peer, q->tag, q->comm, &q->r);
+    if (big != MPI_DATATYPE_NULL)
+        MPI_Type_free(&big); /* MPI frees it once the pending operation no longer needs it */
+    MPI_Type_free(&block);
+    return rc;
+}
 
 static unsigned char *addr(mring_ctx_t *c, int buf, int64_t off)
 {
@@ -63,16 +98,13 @@ static int post(mring_ctx_t *c, int stream, const mring_op_t *op, void **out, in
 {
     req_t *q = malloc(sizeof *q);
     int tag = (int)(((uint32_t)(stream % STREAMS_PER_COMM) << 24) | (op->tag & 0xffffffu));
-    int bytes = 0, rc;
+    int rc;
     MPI_Comm comm = c->comms[stream / STREAMS_PER_COMM];
+    size_t bytes = (size_t)op->count * c->sched_elsize;
     if (!q)
         return MPI_ERR_NO_MEM;
-    if ((uint64_t)op->count * c->sched_elsize > (uint64_t)INT32_MAX) { /* message sizes are ints in MPI */
-        free(q);
-        return MPI_ERR_COUNT;
-    }
-    bytes = (int)((size_t)op->count * c->sched_elsize);
-    *q = (req_t){MPI_REQUEST_NULL, MSG, is_send, op->peer, tag, bytes, comm, NULL, addr(c, op->buf, op->off), NULL};
+    *q = (req_t){MPI_REQUEST_NULL, MSG,  is_send, op->peer, tag, bytes, comm, NULL, addr(c, op->buf, op->off), NULL,
+                 c->max_message};
 #ifdef MRING_HAVE_CUDA
     if (c->stage) {
         if (!(q->host = mring_cuda_host_alloc((size_t)bytes))) {
@@ -88,10 +120,7 @@ static int post(mring_ctx_t *c, int stream, const mring_op_t *op, void **out, in
         }
     }
 #endif
-    void *buf = q->host ? q->host : q->dev;
-    rc = is_send ? MPI_Isend(buf, bytes, MPI_BYTE, op->peer, tag, comm, &q->r)
-                 : MPI_Irecv(buf, bytes, MPI_BYTE, op->peer, tag, comm, &q->r);
-    if (rc != MPI_SUCCESS) {
+    if ((rc = post_bytes(q, q->host ? q->host : q->dev)) != MPI_SUCCESS) {
         free(q);
         return rc;
     }
@@ -153,7 +182,7 @@ static int staged(req_t *q, int *done)
             return 0;
         }
         q->phase = MSG; /* the piece is in host memory: send it */
-        return MPI_Isend(q->host, q->bytes, MPI_BYTE, q->peer, q->tag, q->comm, &q->r);
+        return post_bytes(q, q->host);
     }
     if ((rc = MPI_Test(&q->r, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS || !flag)
         return rc;
@@ -212,6 +241,7 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
     for (int i = 0; i < c->ncomms; i++)
         MPI_Comm_dup(comm, &c->comms[i]);
     c->timeout_s = timeout_s;
+    c->max_message = INT32_MAX;
     c->sched_count = -1;
     *out = c;
     return MPI_SUCCESS;
@@ -237,6 +267,14 @@ void mring_ctx_free(mring_ctx_t *c)
 }
 
 void mring_ctx_set_cuda_aware(mring_ctx_t *c, int on) { c->cuda_aware = on; }
+
+int mring_ctx_set_max_message(mring_ctx_t *c, int64_t bytes)
+{
+    if (bytes < 1 || bytes > INT32_MAX)
+        return MPI_ERR_ARG;
+    c->max_message = bytes;
+    return MPI_SUCCESS;
+}
 
 /* The schedule for this count and element size (the last one is kept: calls repeat their sizes). */
 static int prepare(mring_ctx_t *c, int64_t count, size_t elsize)

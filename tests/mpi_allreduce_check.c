@@ -1,7 +1,7 @@
 /*
  * mpi_allreduce_check.c - mring_allreduce against known results on the ranks it is launched with.
  *
- *   mpiexec -n P build/tests/mpi_allreduce_check [full|quick]
+ *   mpiexec -n P build/tests/mpi_allreduce_check [full|quick] [split]
  *
  * Configurations: every algorithm x every topology that factors P (ordered factorisations into
  * factors >= 2, plus "1xP" when P is 1 or prime) x rings 1..3 where mring_config_check accepts
@@ -24,6 +24,8 @@
  * "quick" (~2 s at P=3, ~20 s at P=6) also drops the 1000003-element calls of the non-primary
  * configurations (large messages take MPI's rendezvous path; a stream that loses elements only at
  * large counts was caught by the default and missed by quick).
+ * "split" sends every message of more than 4099 bytes as blocks of a derived datatype
+ * (mring_ctx_set_max_message), the path of messages over INT_MAX bytes, on buffers of any machine.
  * Rank 0 prints the first failures and "mpi_allreduce_check: P=<P> <N> calls, <W> failures";
  * the exit status is 1 when W > 0.
  */
@@ -49,7 +51,7 @@ typedef struct call {
 } call_t;
 
 typedef struct state {
-    int rank, P, full, quick;
+    int rank, P, full, quick, split;
     long ncalls, nfail;
     void *copy; /* the send buffer before the call */
     /* the configuration in progress */
@@ -315,6 +317,15 @@ static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
 
 /* Algorithm a on the flat grid P with 4 rings following 2 cycles: coordinate order, and steps of the
  * smallest stride coprime with P (rings 2 and 3 visit 0, k, 2k, ...): every result checked. */
+
+/* A context on MPI_COMM_WORLD (30 s timeout); with "split", messages above 4099 bytes go as blocks. */
+static int create(const state_t *s, const mring_config_t *c, mring_ctx_t **ctx, char *err, size_t len)
+{
+    int rc = mring_ctx_create(MPI_COMM_WORLD, c, 30, ctx, err, len);
+    if (rc == MPI_SUCCESS && s->split && (rc = mring_ctx_set_max_message(*ctx, 4099)) != MPI_SUCCESS)
+        snprintf(err, len, "mring_ctx_set_max_message refused 4099");
+    return rc;
+}
 static void run_embedded(state_t *s, int a, int k)
 {
     char text[4096], topo[16], err[512];
@@ -332,7 +343,7 @@ static void run_embedded(state_t *s, int a, int k)
     mring_config_fields_t f = {.topo = topo, .algo = mring_algo_name(a), .rings = "4", .embed = text};
     s->algo = mring_algo_name(a), s->topo = topo, s->rings = 4;
     if (mring_config_parse(&f, MRING_FIELDS_FLAGS, NULL, &c, err, sizeof err) ||
-        mring_ctx_create(MPI_COMM_WORLD, &c, 30, &ctx, err, sizeof err) != MPI_SUCCESS) {
+        create(s, &c, &ctx, err, sizeof err) != MPI_SUCCESS) {
         if (!s->rank && ++s->nfail <= SHOW_FAILURES)
             printf("FAIL algo=%s embed=%s: %s\n", s->algo, text, err);
         return;
@@ -363,7 +374,7 @@ static void run_algo(state_t *s, int a, char topos[][64], int nt)
                 continue;
             make_config(&c, a, topos[ti], r, err, sizeof err);
             s->topo = topos[ti], s->rings = r;
-            if (mring_ctx_create(MPI_COMM_WORLD, &c, 30, &ctx, err, sizeof err) != MPI_SUCCESS) {
+            if (create(s, &c, &ctx, err, sizeof err) != MPI_SUCCESS) {
                 if (!s->rank && ++s->nfail <= SHOW_FAILURES)
                     printf("FAIL algo=%s topo=%s rings=%d: mring_ctx_create: %s\n", s->algo, s->topo, r, err);
                 continue;
@@ -385,9 +396,11 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         s.full |= !strcmp(argv[i], "full");
         s.quick |= !strcmp(argv[i], "quick");
-        if (strcmp(argv[i], "full") && strcmp(argv[i], "quick")) {
+        s.split |= !strcmp(argv[i], "split");
+        if (strcmp(argv[i], "full") && strcmp(argv[i], "quick") && strcmp(argv[i], "split")) {
             if (!s.rank)
-                fprintf(stderr, "mpi_allreduce_check: unknown argument '%s'; expected full or quick\n", argv[i]);
+                fprintf(stderr, "mpi_allreduce_check: unknown argument '%s'; expected full, quick or split\n",
+                        argv[i]);
             MPI_Finalize();
             return 2;
         }
