@@ -71,6 +71,13 @@ int mring_comm_arrive(MPI_Comm comm, double timeout_s, char *err, size_t errlen)
  */
 int mring_ctx_set_max_message(mring_ctx_t *ctx, int64_t bytes);
 
+/*
+ * Print one line (printf format, no newline) on stderr and end the whole job (MPI_Abort on
+ * MPI_COMM_WORLD: an abort on a duplicate communicator leaves MPICH waiting for a stuck peer), after
+ * a pause of 0.3 s so that the launcher forwards the line before it tears the job down.
+ */
+_Noreturn void mring_abort_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* The configuration the context was created with. */
 const mring_config_t *mring_ctx_config(const mring_ctx_t *ctx);
 

@@ -7,9 +7,11 @@
 #include "cuda_reduce.h"
 #endif
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define STREAMS_PER_COMM 16 /* stream bits that fit in MPI_TAG_UB (2^28 - 1 in MPICH 4) with our tags */
 
@@ -247,6 +249,21 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
     return MPI_SUCCESS;
 }
 
+void mring_abort_job(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fflush(stderr);
+    /* the launcher forwards a rank's output asynchronously and drops what is in flight when it tears the
+     * job down: seen here, 2 of 6 aborts lost all or part of it without this pause, 0 of 8 with it */
+    nanosleep(&(struct timespec){0, 300000000}, NULL);
+    PMPI_Abort(MPI_COMM_WORLD, 1); /* the whole job: MPICH's abort on a duplicate waits for the stuck peer */
+    abort();
+}
+
 int mring_ctx_rank(const mring_ctx_t *c) { return c->rank; }
 const mring_config_t *mring_ctx_config(const mring_ctx_t *c) { return &c->cfg; }
 int mring_ctx_size(const mring_ctx_t *c) { return c->size; }
@@ -323,9 +340,7 @@ static int run(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t 
     if (rc == 1) { /* timeout: name the stuck operation, then stop the whole job rather than hang */
         char d[1024];
         mring_interp_describe(&it, d, sizeof d, 4);
-        fprintf(stderr, "mring: allreduce of %lld elements timed out after %g s: %s\n", (long long)count, c->timeout_s, d);
-        fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, 1); /* the whole job: MPICH's abort on a duplicate waits for the stuck peer */
+        mring_abort_job("mring: allreduce of %lld elements timed out after %g s: %s", (long long)count, c->timeout_s, d);
     }
     mring_interp_free(&it);
     if (rc != 0)

@@ -3,9 +3,10 @@
  *
  *   LD_PRELOAD=build/lib/libmring-pmpi.so mpiexec -n P ./app
  *
- * A call on a built-in datatype mring supports (float, double, 32/64-bit integers) with MPI_SUM,
- * MPI_PROD, MPI_MIN or MPI_MAX runs the configured schedule; anything else (user-defined ops,
- * other types, inter-communicators) goes to PMPI_Allreduce unchanged.
+ * A call on a datatype mring reduces (pmpi_types.c: 4- and 8-byte reals and signed integers under
+ * their C, fixed-width and Fortran names, contiguous types of them) with MPI_SUM, MPI_PROD, MPI_MIN
+ * or MPI_MAX runs the configured schedule; anything else (user-defined ops, other types,
+ * inter-communicators) goes to PMPI_Allreduce unchanged.
  *
  * The topology is the communicator's own by default (mring_comm_topo: ranks per node x nodes when
  * the layout is regular, else the flat ring), read once per communicator at its first call and
@@ -22,6 +23,7 @@
  * (per reason), and how many ran with each configuration (as `mring simulate` flags).
  */
 #include "libmring.h"
+#include "pmpi_types.h"
 #include "tuning.h"
 #include "units.h"
 
@@ -85,23 +87,6 @@ static int free_state(MPI_Comm comm, int kv, void *attr, void *extra)
         mring_ctx_free(cs->ctx[i]);
     free(cs);
     return MPI_SUCCESS;
-}
-
-static int map_type(MPI_Datatype dt, mring_dtype_t *t)
-{
-    int size;
-    if (dt == MPI_FLOAT)
-        *t = MRING_FLOAT32;
-    else if (dt == MPI_DOUBLE)
-        *t = MRING_FLOAT64;
-    else if (dt == MPI_INT || dt == MPI_INT32_T || dt == MPI_LONG || dt == MPI_LONG_LONG || dt == MPI_INT64_T) {
-        MPI_Type_size(dt, &size);
-        if (size != 4 && size != 8)
-            return -1;
-        *t = size == 4 ? MRING_INT32 : MRING_INT64;
-    } else
-        return -1;
-    return 0;
 }
 
 static int map_op(MPI_Op op, mring_redop_t *o)
@@ -198,8 +183,7 @@ static void arrive_or_abort(MPI_Comm comm, const char *what)
     if (timeout_s <= 0 || mring_comm_arrive(comm, timeout_s, err, sizeof err) == MPI_SUCCESS)
         return;
     PMPI_Comm_size(comm, &P);
-    fprintf(stderr, "mring-pmpi: MPI_Allreduce, %s on a communicator of %d ranks: %s; aborting\n", what, P, err);
-    PMPI_Abort(MPI_COMM_WORLD, 1); /* the whole job: an abort on a sub-communicator waits for the stuck peer */
+    mring_abort_job("mring-pmpi: MPI_Allreduce, %s on a communicator of %d ranks: %s; aborting", what, P, err);
 }
 
 /* The communicator's state, created at its first call (collective: the node layout is read). */
@@ -219,8 +203,7 @@ static comm_state_t *comm_state(MPI_Comm comm)
     arrive_or_abort(comm, "the first call");
     if ((rc = mring_comm_topo(comm, &cs->topo, err, sizeof err)) != MPI_SUCCESS) {
         PMPI_Comm_size(comm, &P);
-        fprintf(stderr, "mring-pmpi: MPI_Allreduce, first call on a communicator of %d ranks: %s; aborting\n", P, err);
-        PMPI_Abort(MPI_COMM_WORLD, 1);
+        mring_abort_job("mring-pmpi: MPI_Allreduce, first call on a communicator of %d ranks: %s; aborting", P, err);
     }
     PMPI_Comm_set_attr(comm, keyval, cs);
     return cs;
@@ -240,11 +223,13 @@ static mring_ctx_t *context(MPI_Comm comm, comm_state_t *cs, const mring_config_
     return cs->ctx[cs->n++];
 }
 
-/* Why this call cannot go through mring (an index of pass_why), or -1 with *ctx, *t, *o set. */
+/* Why this call cannot go through mring (an index of pass_why), or -1 with *ctx, *t, *o and *n (mring's
+ * element count) set. */
 static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx_t **ctx, mring_dtype_t *t,
-                 mring_redop_t *o, mring_config_t *c)
+                 mring_redop_t *o, int64_t *n, mring_config_t *c)
 {
     comm_state_t *cs;
+    int64_t per;
     int inter = 0, P;
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
@@ -255,12 +240,13 @@ static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx
         return PASS_CONTEXT;
     if (count < 0)
         return PASS_COUNT;
-    if (map_type(dt, t))
+    if (mring_pmpi_type(dt, t, &per))
         return PASS_TYPE;
     if (map_op(op, o))
         return PASS_OP;
+    *n = (int64_t)count * per;
     PMPI_Comm_size(comm, &P);
-    if (configure(P, &cs->topo, (int64_t)count * (int64_t)mring_dtype_size(*t), c))
+    if (configure(P, &cs->topo, *n * (int64_t)mring_dtype_size(*t), c))
         return PASS_CONFIG;
     if (c->segment > 0 && (size_t)c->segment < mring_dtype_size(*t)) {
         char why[160];
@@ -278,14 +264,15 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
     mring_redop_t o;
     mring_config_t c;
     mring_ctx_t *ctx = NULL;
-    int why = route(count, dt, op, comm, &ctx, &t, &o, &c);
+    int64_t n = 0;
+    int why = route(count, dt, op, comm, &ctx, &t, &o, &n, &c);
     if (why >= 0) {
         passed[why]++;
         return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
     }
     through++;
     count_config(&c);
-    return mring_allreduce(sendbuf, recvbuf, count, t, o, ctx);
+    return mring_allreduce(sendbuf, recvbuf, n, t, o, ctx);
 }
 
 int MPI_Finalize(void)
