@@ -138,6 +138,39 @@ static void equality_and_calls(void **state)
     assert_non_null(strstr(err, "count -1"));
 }
 
+/* A bad tuning file is refused in one line naming what is wrong; nothing of it is used. */
+static void tuning_bad_files(void **state)
+{
+    static const struct {
+        const char *doc, *want;
+    } cases[] = {
+        {"{\"ranks\": 4294967300, \"entries\": []}", "expected {\"ranks\": P (1..65536)"}, /* not read as 4 */
+        {"{\"ranks\": 0, \"entries\": []}", "expected {\"ranks\": P (1..65536)"},
+        {"{\"ranks\": 4, \"entries\": [{\"min_size\": -1, \"max_size\": 100, \"algo\": \"ring\", \"topo\": "
+         "\"4\", \"rings\": \"1\"}]}", "min_size -1 and max_size 100 are not a range"},
+        {"{\"ranks\": 4, \"entries\": [{\"min_size\": 9, \"max_size\": 8, \"algo\": \"ring\", \"topo\": "
+         "\"4\", \"rings\": \"1\"}]}", "min_size 9 and max_size 8 are not a range"},
+        {"{\"ranks\": 8, \"entries\": [{\"min_size\": 0, \"max_size\": 100, \"algo\": \"ring\", \"topo\": \"4\", "
+         "\"rings\": \"1\"}]}", "entry 0: topo has 4 ranks; the file is for 8"},
+        {"{\"ranks\": 4, \"entries\": [{\"min_size\": 0}]}", "an entry lacks min_size, max_size, algo, topo or rings"},
+        {"{\"ranks\": 4, \"entries\": [\"a\\u0001\n", "(line 1)"}, /* a parse error: one line */
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char path[] = "/tmp/mring-test-tuning-XXXXXX", err[512] = "";
+        int fd = mkstemp(path);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        assert_non_null(f);
+        fputs(cases[i].doc, f);
+        fclose(f);
+        mring_tuning_t *t = mring_tuning_load(path, err, sizeof err);
+        unlink(path);
+        if (t || !strstr(err, cases[i].want) || strchr(err, '\n'))
+            fail_msg("case %zu: want a refusal in one line naming '%s'; got %s: %s", i, cases[i].want,
+                     t ? "accepted" : "refused", err);
+    }
+}
+
 /* The writer and the reader are one format: what is written reads back equal, per size range. */
 static void tuning_round_trip(void **state)
 {
@@ -275,7 +308,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_fields),       cmocka_unit_test(parse_errors), cmocka_unit_test(equality_and_calls),
-        cmocka_unit_test(tuning_round_trip),  cmocka_unit_test(registered_generator),
+        cmocka_unit_test(tuning_round_trip),  cmocka_unit_test(tuning_bad_files),
+        cmocka_unit_test(registered_generator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
