@@ -173,6 +173,39 @@ static void bad_input(void **state)
     }
 }
 
+/* More buckets in flight than SimGrid has actors for (each needs memory mappings: vm.max_map_count)
+ * is refused before the run, in one line, instead of SimGrid's "Failed to protect stack" abort: the
+ * workload gets enough one-element layers to pass this machine's limit at 4 GPUs, --inflight 0. */
+static void too_many_actors(void **state)
+{
+    long maps = 65530, layers;
+    FILE *m = fopen("/proc/sys/vm/max_map_count", "r"), *f;
+    (void)state;
+    if (m) {
+        if (fscanf(m, "%ld", &maps) != 1)
+            maps = 65530;
+        fclose(m);
+    }
+    layers = maps / 8 + 1; /* 4 actors a bucket in flight: more than maps / 2 */
+    assert_non_null(f = fopen(sim_tmp_path("many.json"), "w"));
+    fprintf(f, "{\"name\": \"many\", \"layers\": [");
+    for (long i = 0; i < layers; i++)
+        fprintf(f, "%s{\"name\": \"l%ld\", \"macs\": 1000, \"tensors\": [{\"name\": \"w%ld\", \"elements\": 1}]}",
+                i ? "," : "", i, i);
+    fprintf(f, "], \"default_batch\": 1, \"compute\": {\"gpu\": \"x\", \"batch\": 1, \"images_per_s\": 100, "
+               "\"backward_share\": 0.5, \"source\": \"made up for the test\"}}\n");
+    fclose(f);
+    const char *args[] = {"scaling", "--platform", sim_tmp_path("c4.xml"), "--workload", sim_tmp_path("many.json"),
+                          "--gpus", "4", "--bucket", "4", "--inflight", "0", NULL};
+    struct cli_result r = {0};
+    cli_run(args, &r);
+    if (!r.exited || r.status != 2 || !r.err || !strstr(r.err, "SimGrid actors at once, more than fit") ||
+        strchr(r.err, '\n') != strrchr(r.err, '\n'))
+        fail_msg("%s: want exit 2 and one line about SimGrid actors; got status %d, stderr: %.300s", r.cmd, r.status,
+                 r.err ? r.err : "");
+    cli_free(&r);
+}
+
 /* The issue's command on minsky-64 (ResNet-50): a row per GPU count from one node to 256, compute
  * from the profile (32 images at 195 img/s), efficiency 1 on one node and below it on 256 GPUs. */
 static void minsky_resnet50(void **state)
@@ -297,7 +330,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(buckets_overlap), cmocka_unit_test(fused),     cmocka_unit_test(in_order),
         cmocka_unit_test(shared_network),
-        cmocka_unit_test(one_big_bucket),  cmocka_unit_test(bad_input), cmocka_unit_test(minsky_resnet50),
+        cmocka_unit_test(one_big_bucket),  cmocka_unit_test(bad_input), cmocka_unit_test(too_many_actors),
+        cmocka_unit_test(minsky_resnet50),
         cmocka_unit_test(plot_png),        cmocka_unit_test(tuning),    cmocka_unit_test(paper),
     };
     return cmocka_run_group_tests(tests, setup, sim_tmp_teardown);
