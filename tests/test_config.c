@@ -153,6 +153,8 @@ static void tuning_bad_files(void **state)
         {"{\"ranks\": 8, \"entries\": [{\"min_size\": 0, \"max_size\": 100, \"algo\": \"ring\", \"topo\": \"4\", "
          "\"rings\": \"1\"}]}", "entry 0: topo has 4 ranks; the file is for 8"},
         {"{\"ranks\": 4, \"entries\": [{\"min_size\": 0}]}", "an entry lacks min_size, max_size, algo, topo or rings"},
+        {"{\"ranks\": 4, \"entries\": [{\"min_size\": \"zero\", \"max_size\": 8, \"algo\": \"ring\", \"topo\": "
+         "\"4\", \"rings\": \"1\"}]}", "min_size and max_size must be integers"},
         {"{\"ranks\": 4, \"entries\": [\"a\\u0001\n", "(line 1)"}, /* a parse error: one line */
     };
     (void)state;
@@ -169,6 +171,9 @@ static void tuning_bad_files(void **state)
             fail_msg("case %zu: want a refusal in one line naming '%s'; got %s: %s", i, cases[i].want,
                      t ? "accepted" : "refused", err);
     }
+    char err[512] = "";
+    assert_null(mring_tuning_load("/nonexistent/t.json", err, sizeof err));
+    assert_string_equal(err, "tuning file /nonexistent/t.json: cannot read it (No such file or directory)");
 }
 
 /* The writer and the reader are one format: what is written reads back equal, per size range. */

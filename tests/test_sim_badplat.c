@@ -151,6 +151,9 @@ static void test_directory(void **state)
 static void test_cfg_model_unknown(void **state)
 {
     expect_bad("simulate", good, "--cfg=network/model:BOGUS", "network/model|'BOGUS'|CM02");
+    /* SimGrid's own models that abort on a platform with links (Constant) or without ns-3's set-up */
+    expect_bad("simulate", good, "--cfg=network/model:Constant", "network/model|'Constant'|CM02");
+    expect_bad("simulate", good, "--cfg=network/model:ns-3", "network/model|'ns-3'|CM02");
 }
 
 static void test_cfg_precision(void **state)

@@ -4,6 +4,7 @@
 #include "algo.h"
 #include "report.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +41,13 @@ static int entry_of(json_t *o, mring_tuning_entry_t *e, char *err, size_t errlen
     json_int_t lo, hi;
     mring_config_fields_t f = {0};
     char seg[32], chunks[32], unused[5][32];
-    if (json_unpack(o, "{s:I,s:I}", "min_size", &lo, "max_size", &hi) || !json_object_get(o, "algo") ||
+    if (!json_object_get(o, "min_size") || !json_object_get(o, "max_size") || !json_object_get(o, "algo") ||
         !json_object_get(o, "topo") || !json_object_get(o, "rings")) {
         snprintf(err, errlen, "an entry lacks min_size, max_size, algo, topo or rings");
+        return -1;
+    }
+    if (json_unpack(o, "{s:I,s:I}", "min_size", &lo, "max_size", &hi)) {
+        snprintf(err, errlen, "min_size and max_size must be integers (bytes)");
         return -1;
     }
     if (lo < 0 || hi < lo) {
@@ -67,11 +72,16 @@ mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *doc = json_load_file(path, 0, &je), *entries, *ranks, *o;
+    int open_errno = errno; /* jansson's fopen, when the file could not be opened */
     mring_tuning_t *t = calloc(1, sizeof *t);
     char why[256];
     size_t i;
     if (!t) {
         snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    if (!doc && je.line < 1) { /* not opened: jansson's text repeats the path */
+        snprintf(err, errlen, "tuning file %s: cannot read it (%s)", path, strerror(open_errno));
         goto fail;
     }
     if (!doc) {
