@@ -65,23 +65,23 @@ static int check(const mring_config_t *c, char *err, size_t errlen)
     return 0;
 }
 
-/* The leaders' allreduce over OUT[off, +len): a ring (stream j's direction), or halving + doubling. */
-static void leaders_allreduce(mring_builder_t *b, const mring_config_t *c, const int *leaders, int m, int rank,
-                              int64_t off, int64_t len)
+/* The leaders' allreduce over OUT[off, +len): a ring (stream j's direction), or halving + doubling;
+ * node x's leader is rank x * g. */
+static void leaders_allreduce(mring_builder_t *b, const mring_config_t *c, int m, int rank, int64_t off, int64_t len)
 {
-    int idx = rank / c->topo.dims[0];
+    int g = c->topo.dims[0], idx = rank / g;
     if (leader_algo(c) == MRING_DIM_RABENSEIFNER) {
         mring_halving_t h;
         int peers[32];
         mring_halving_plan(&h, idx, m);
         for (int s = 0; s < h.n; s++)
-            peers[s] = leaders[h.peer[s]];
+            peers[s] = h.peer[s] * g;
         mring_emit_halving(b, &h, peers, rank, off, len, m, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
         mring_emit_halving(b, &h, peers, rank, off, len, m, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
         return;
     }
     int dir = mring_ring_dir(b->stream, c->rings[0]);
-    int to = leaders[((idx + dir) % m + m) % m], from = leaders[((idx - dir) % m + m) % m];
+    int to = ((idx + dir) % m + m) % m * g, from = ((idx - dir) % m + m) % m * g;
     mring_emit_ring(b, to, from, m, idx, dir, off, len, 1, (mring_label_t){MRING_PHASE_RS, 1, 0});
     mring_emit_ring(b, to, from, m, idx, dir, off, len, 0, (mring_label_t){MRING_PHASE_AG, 1, 0});
 }
@@ -91,33 +91,22 @@ static int generate(const mring_config_t *c, mring_call_t k, int rank, mring_ran
     int P = c->topo.nranks, g = c->topo.dims[0], S = mring_config_nstreams(c);
     int m = P / g, c1 = rank % g;
     int64_t slot = mring_ceil_div(k.count, S);
-    int *leaders = NULL;
     if (mring_rank_sched_init(out, rank, S))
         return -1;
-    if (c1 == 0 && m > 1) {
-        if (!(leaders = malloc((size_t)m * sizeof *leaders))) {
-            mring_rank_sched_free(out);
-            return -1;
-        }
-        for (int i = 0; i < m; i++)
-            leaders[i] = i * g;
-    }
     for (int j = 0; j < S; j++) {
         mring_builder_t b;
         int64_t off = mring_split_off(k.count, S, j), len = mring_split_len(k.count, S, j);
         mring_builder_init(&b, out, j, c, k, j * slot);
         mring_emit_prologue(&b, off, len);
         chain(&b, rank, g, c1, off, len, 0);
-        if (leaders)
-            leaders_allreduce(&b, c, leaders, m, rank, off, len);
+        if (c1 == 0 && m > 1)
+            leaders_allreduce(&b, c, m, rank, off, len);
         chain(&b, rank, g, c1, off, len, 1);
         if (b.err) {
-            free(leaders);
             mring_rank_sched_free(out);
             return -1;
         }
     }
-    free(leaders);
     return 0;
 }
 

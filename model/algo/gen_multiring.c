@@ -117,9 +117,8 @@ static void stage(mring_builder_t *b, const mr_t *m, int i, int reduce, int64_t 
         return;
     }
     int dir = mring_ring_dir(b->stream, m->rings[i]);
-    mring_emit_ring(b, mring_multiring_member(m->grid, m->embed, m->rank, i, ring, ((x + dir) % d + d) % d),
-                    mring_multiring_member(m->grid, m->embed, m->rank, i, ring, ((x - dir) % d + d) % d), d, x, dir,
-                    off, len, reduce, l);
+    mring_emit_ring(b, mring_multiring_neighbor(m->grid, m->embed, m->rank, i, ring, dir),
+                    mring_multiring_neighbor(m->grid, m->embed, m->rank, i, ring, -dir), d, x, dir, off, len, reduce, l);
 }
 
 /* A stream's stages: reduce-scatter along dimensions 1..k, allgather k..1 (dimensions of size 1 have

@@ -178,7 +178,7 @@ static int by_int(const void *a, const void *b) { return (*(const int *)a > *(co
 static int busy_steps(int d, int c, int dir, int64_t len, int reduce, int *steps)
 {
     int n = 0;
-    if (len >= d - 1) {
+    if (len >= d) {
         for (int s = 0; s < d - 1; s++)
             steps[n++] = s;
         return n;
@@ -206,7 +206,7 @@ int64_t mring_emit_ring(mring_builder_t *b, int to, int from, int d, int c, int 
     if (d < 2)
         return 0;
     /* at most d - 1 steps, or two per non-empty block */
-    size_t cap = len >= d - 1 ? (size_t)(d - 1) : (size_t)(2 * len > 0 ? 2 * len : 1);
+    size_t cap = len >= d ? (size_t)(d - 1) : (size_t)(2 * len > 0 ? 2 * len : 1);
     mring_xstep_t *st = malloc(cap * sizeof *st);
     int *steps = malloc(cap * sizeof *steps), n;
     if (!st || !steps) {

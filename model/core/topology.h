@@ -36,8 +36,8 @@ mring_topo_t mring_topo_flat(int p);
  * The rank grid of p ranks on nodes: ranks_per_node x (p / ranks_per_node) when `regular` (every node
  * holds ranks_per_node ranks and ranks are numbered node by node: rank = node * ranks_per_node + its
  * rank on the node), so rings run inside a node first; the flat ring of p otherwise, and when there is
- * one node or one rank per node (a grid of one dimension).  NCCL's rings likewise follow the node
- * layout (intra-node first); a layout that is not regular has no grid that keeps nodes together.
+ * one node or one rank per node (a grid of one dimension): a layout that is not regular has no grid
+ * that keeps nodes together.
  */
 mring_topo_t mring_topo_from_nodes(int p, int ranks_per_node, int regular);
 
