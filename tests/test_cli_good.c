@@ -83,8 +83,9 @@ static void test_verify_algo_all_rings_2(void **state)
 
 /* 65,536 ranks (the most a topology takes), every algorithm, a short buffer: a ring of P ranks on
  * fewer than P elements skips its idle steps, rank sets are interval lists and the driver polls only
- * ranks whose messages matched, so this runs in seconds (it took 231 s and 1.1 GB for one algorithm
- * when each rank walked all P - 1 steps, kept P-bit rank sets and every rank was polled each round). */
+ * ranks whose messages matched, so this runs in seconds (issue 15 measured 231 s and 1.1 GB for one
+ * algorithm when each rank walked all P - 1 steps, kept P-bit rank sets and every rank was polled each
+ * round; 1.5 s and 300 MB measured after). */
 static void test_verify_65536_ranks(void **state)
 {
     static const char *const few[] = {"1", "3"};
