@@ -142,9 +142,7 @@ typedef struct run {
 static int call(const run_t *r, const void *in, void *out, int64_t count)
 {
     if (r->b->mpi) {
-        static const MPI_Datatype types[] = {MPI_FLOAT, MPI_DOUBLE, MPI_UINT16_T, MPI_UINT16_T, MPI_INT32_T, MPI_INT64_T};
-        static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_SUM};
-        int rc = MPI_Allreduce(in, out, (int)count, types[r->t], ops[r->b->op], r->comm);
+        int rc = MPI_Allreduce(in, out, (int)count, mring_mpi_datatype(r->t), mring_mpi_op(r->b->op), r->comm);
         if (r->b->op == MRING_AVG)
             mring_scale_avg(out, (size_t)count, r->t, r->P);
         return rc;
@@ -321,10 +319,15 @@ int main(int argc, char **argv)
         b.cc.topo_s = mring_topo_format(&own, own_s, sizeof own_s);
     }
     cli_conf_build(NULL, &b.cc, 0, NULL, &c, &r.t);
-    if (b.mpi && (r.t == MRING_FLOAT16 || r.t == MRING_BFLOAT16))
-        cli_usage_error(NULL, "--algo mpi with -d %s: MPI has no %s type; use float32, float64, int32 or int64",
+    if (!mring_op_valid(r.t, b.op))
+        cli_usage_error(NULL, "-o %s is not defined on -d %s; it takes %s", mring_redop_name(b.op),
+                        mring_dtype_name(r.t), mring_op_domain(b.op));
+    if (b.mpi && mring_mpi_datatype(r.t) == MPI_DATATYPE_NULL)
+        cli_usage_error(NULL, "--algo mpi with -d %s: MPI has no %s type; use another type",
                         mring_dtype_name(r.t), mring_dtype_name(r.t));
 #ifdef MRING_HAVE_CUDA
+    if (b.device && !mring_cuda_supports(r.t))
+        cli_usage_error(NULL, "--device cuda with -d %s: CUDA has no long double; use --device host", mring_dtype_name(r.t));
     if (b.device && mring_cuda_devices() < 1)
         cli_usage_error(NULL, "--device cuda: no CUDA device is visible on this machine");
 #else

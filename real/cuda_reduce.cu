@@ -4,11 +4,13 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <stddef.h>
 #include <stdint.h>
 
 // The orders of model/dtype.h's enums (mring_dtype_t, mring_redop_t).
-enum { F32, F64, F16, BF16, I32, I64 };
-enum { SUM, PROD, MIN, MAX, AVG };
+enum { F32, F64, F16, BF16, I32, I64, I8, U8, I16, U16, U32, U64, BOOL, C64, C128, LDBL,
+       FLOAT_INT, DOUBLE_INT, LONG_INT, INT_INT, SHORT_INT, LDBL_INT, FLOAT_FLOAT, DOUBLE_DOUBLE, NTYPES };
+enum { SUM, PROD, MIN, MAX, AVG, LAND, LOR, LXOR, BAND, BOR, BXOR, MAXLOC, MINLOC };
 
 template <typename T> __device__ T fmin_nan(T a, T b)
 {
@@ -35,7 +37,8 @@ template <typename C> __device__ C apply(C x, C y, int op)
     }
 }
 
-// Integers: signed compare for min/max, wrapping (unsigned) arithmetic for sum/prod, as on the host.
+// Integers (and bool, logical ops only): compare in C for min/max, wrapping (unsigned) arithmetic for
+// sum/prod, 0 or 1 from the logical ops, as on the host (model/core/reduce.c).
 template <typename C> __device__ C apply_int(C x, C y, int op)
 {
     typedef unsigned long long U;
@@ -43,6 +46,12 @@ template <typename C> __device__ C apply_int(C x, C y, int op)
     case PROD: return (C)((U)x * (U)y);
     case MIN: return x < y ? x : y;
     case MAX: return x > y ? x : y;
+    case LAND: return (C)(x && y);
+    case LOR: return (C)(x || y);
+    case LXOR: return (C)(!x != !y);
+    case BAND: return (C)((U)x & (U)y);
+    case BOR: return (C)((U)x | (U)y);
+    case BXOR: return (C)((U)x ^ (U)y);
     default: return (C)((U)x + (U)y);
     }
 }
@@ -57,6 +66,50 @@ __global__ void reduce_kernel(T *dst, const T *src, size_t n, int op, int src_fi
     }
 }
 
+// Complex as (re, im) pairs of R: sum, or the product with each real product rounded on its own (no
+// fused multiply-add), as the host computes it for finite values.
+template <typename R> __device__ R mul_rn(R a, R b);
+template <> __device__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+template <> __device__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+
+template <typename R> __global__ void complex_kernel(R *dst, const R *src, size_t n, int op, int src_first)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const R *xp = src_first ? src + 2 * i : dst + 2 * i, *yp = src_first ? dst + 2 * i : src + 2 * i;
+        R a = xp[0], b = xp[1], c = yp[0], d = yp[1], re, im;
+        if (op == PROD) {
+            re = mul_rn(a, c) - mul_rn(b, d);
+            im = mul_rn(a, d) + mul_rn(b, c);
+        } else {
+            re = a + c;
+            im = b + d;
+        }
+        dst[2 * i] = re;
+        dst[2 * i + 1] = im;
+    }
+}
+
+// MAXLOC/MINLOC on {value; index} structs, MPI's rule as on the host; the result's padding is zeroed.
+template <typename V, typename I> struct pair_t {
+    V v;
+    I i;
+};
+
+template <typename P> __global__ void loc_kernel(P *dst, const P *src, size_t n, int op, int src_first)
+{
+    for (size_t k = blockIdx.x * (size_t)blockDim.x + threadIdx.x; k < n; k += (size_t)gridDim.x * blockDim.x) {
+        P x = src_first ? src[k] : dst[k], y = src_first ? dst[k] : src[k];
+        bool mx = op == MAXLOC, xwins = mx ? x.v > y.v : x.v < y.v, ywins = mx ? y.v > x.v : y.v < x.v;
+        decltype(x.v) v = ywins ? y.v : x.v;
+        decltype(x.i) i = xwins ? x.i : ywins ? y.i : x.i < y.i ? x.i : y.i;
+        unsigned char b[sizeof(P)]; // assembled in bytes: a member store leaves the padding unspecified
+        memset(b, 0, sizeof b);
+        memcpy(b + offsetof(P, v), &v, sizeof v);
+        memcpy(b + offsetof(P, i), &i, sizeof i);
+        memcpy(&dst[k], b, sizeof b);
+    }
+}
+
 template <typename T, typename C> __global__ void scale_kernel(T *buf, size_t n, C by)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
@@ -65,33 +118,70 @@ template <typename T, typename C> __global__ void scale_kernel(T *buf, size_t n,
 
 static unsigned blocks(size_t n) { return (unsigned)(n / 256 + 1 < 4096 ? n / 256 + 1 : 4096); }
 
+extern "C" int mring_cuda_supports(int dtype) { return dtype >= 0 && dtype < NTYPES && dtype != LDBL && dtype != LDBL_INT; }
+
+#define REAL(T, C) reduce_kernel<T, C, false><<<blocks(n), 256>>>((T *)dst, (const T *)src, n, op, src_first)
+#define INTK(T) reduce_kernel<T, T, true><<<blocks(n), 256>>>((T *)dst, (const T *)src, n, op, src_first)
+#define LOC(V, I) loc_kernel<<<blocks(n), 256>>>((pair_t<V, I> *)dst, (const pair_t<V, I> *)src, n, op, src_first)
+
 extern "C" int mring_cuda_reduce(void *dst, const void *src, size_t n, int dtype, int op, int src_first)
 {
+    if (!mring_cuda_supports(dtype))
+        return (int)cudaErrorInvalidValue;
     if (n == 0)
         return 0;
     switch (dtype) {
-    case F32: reduce_kernel<float, float, false><<<blocks(n), 256>>>((float *)dst, (const float *)src, n, op, src_first); break;
-    case F64: reduce_kernel<double, double, false><<<blocks(n), 256>>>((double *)dst, (const double *)src, n, op, src_first); break;
-    case F16: reduce_kernel<__half, float, false><<<blocks(n), 256>>>((__half *)dst, (const __half *)src, n, op, src_first); break;
-    case BF16: reduce_kernel<__nv_bfloat16, float, false><<<blocks(n), 256>>>((__nv_bfloat16 *)dst, (const __nv_bfloat16 *)src, n, op, src_first); break;
-    case I32: reduce_kernel<int32_t, int32_t, true><<<blocks(n), 256>>>((int32_t *)dst, (const int32_t *)src, n, op, src_first); break;
-    default: reduce_kernel<int64_t, int64_t, true><<<blocks(n), 256>>>((int64_t *)dst, (const int64_t *)src, n, op, src_first); break;
+    case F32: REAL(float, float); break;
+    case F64: REAL(double, double); break;
+    case F16: REAL(__half, float); break;
+    case BF16: REAL(__nv_bfloat16, float); break;
+    case I32: INTK(int32_t); break;
+    case I64: INTK(int64_t); break;
+    case I8: INTK(int8_t); break;
+    case U8:
+    case BOOL: INTK(uint8_t); break;
+    case I16: INTK(int16_t); break;
+    case U16: INTK(uint16_t); break;
+    case U32: INTK(uint32_t); break;
+    case U64: INTK(uint64_t); break;
+    case C64: complex_kernel<<<blocks(n), 256>>>((float *)dst, (const float *)src, n, op, src_first); break;
+    case C128: complex_kernel<<<blocks(n), 256>>>((double *)dst, (const double *)src, n, op, src_first); break;
+    case FLOAT_INT: LOC(float, int); break;
+    case DOUBLE_INT: LOC(double, int); break;
+    case LONG_INT: LOC(long, int); break;
+    case INT_INT: LOC(int, int); break;
+    case SHORT_INT: LOC(short, int); break;
+    case FLOAT_FLOAT: LOC(float, float); break;
+    default: LOC(double, double); break;
     }
     cudaError_t e = cudaGetLastError();
     return e != cudaSuccess ? (int)e : (int)cudaDeviceSynchronize();
 }
 
+#define SCALE(T, C, BY) scale_kernel<T, C><<<blocks(m), 256>>>((T *)buf, m, (C)(BY))
+
 extern "C" int mring_cuda_scale_avg(void *buf, size_t n, int dtype, int nranks)
 {
+    size_t m = dtype == C64 || dtype == C128 ? 2 * n : n; // complex: both parts, as reals
+    if (!mring_cuda_supports(dtype))
+        return (int)cudaErrorInvalidValue;
     if (n == 0)
         return 0;
     switch (dtype) {
-    case F32: scale_kernel<float, float><<<blocks(n), 256>>>((float *)buf, n, (float)nranks); break;
-    case F64: scale_kernel<double, double><<<blocks(n), 256>>>((double *)buf, n, (double)nranks); break;
-    case F16: scale_kernel<__half, float><<<blocks(n), 256>>>((__half *)buf, n, (float)nranks); break;
-    case BF16: scale_kernel<__nv_bfloat16, float><<<blocks(n), 256>>>((__nv_bfloat16 *)buf, n, (float)nranks); break;
-    case I32: scale_kernel<int32_t, int32_t><<<blocks(n), 256>>>((int32_t *)buf, n, nranks); break;
-    default: scale_kernel<int64_t, int64_t><<<blocks(n), 256>>>((int64_t *)buf, n, (int64_t)nranks); break;
+    case F32:
+    case C64: SCALE(float, float, nranks); break;
+    case F64:
+    case C128: SCALE(double, double, nranks); break;
+    case F16: SCALE(__half, float, nranks); break;
+    case BF16: SCALE(__nv_bfloat16, float, nranks); break;
+    case I32: SCALE(int32_t, int32_t, nranks); break;
+    case I8: SCALE(int8_t, int, nranks); break;
+    case U8: SCALE(uint8_t, unsigned, nranks); break;
+    case I16: SCALE(int16_t, int, nranks); break;
+    case U16: SCALE(uint16_t, unsigned, nranks); break;
+    case U32: SCALE(uint32_t, uint32_t, nranks); break;
+    case U64: SCALE(uint64_t, uint64_t, nranks); break;
+    default: SCALE(int64_t, int64_t, nranks); break;
     }
     cudaError_t e = cudaGetLastError();
     return e != cudaSuccess ? (int)e : (int)cudaDeviceSynchronize();

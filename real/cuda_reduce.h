@@ -1,8 +1,9 @@
 /*
  * cuda_reduce.h - CUDA side of the real executor (real/cuda_reduce.cu, built when nvcc exists).
  *
- * Reduction kernels for every type and op of model/dtype.h with the same semantics (16-bit floats
- * through float, NaN-propagating min/max with -0 < +0, src-first order), and device-pointer tests.
+ * Reduction kernels for every type and op of model/dtype.h but long double (CUDA has none) with the
+ * same semantics (16-bit floats through float, NaN-propagating min/max with -0 < +0, src-first order,
+ * MPI's MAXLOC/MINLOC rule), and device-pointer tests.
  * All calls are synchronous on the default stream.  Return 0, or a CUDA error code.
  */
 #ifndef MRING_CUDA_REDUCE_H
@@ -16,6 +17,8 @@ extern "C" {
 
 /* 1 if p points to device memory (cudaMemoryTypeDevice), 0 for host or unregistered memory. */
 int mring_cuda_is_device(const void *p);
+/* 1 if dtype (mring_dtype_t) has a CUDA kernel: every type but longdouble and longdouble_int. */
+int mring_cuda_supports(int dtype);
 /* dst[i] = dst[i] op src[i] (src op dst with src_first) on the device; dtype/op as mring_dtype_t/mring_redop_t. */
 int mring_cuda_reduce(void *dst, const void *src, size_t count, int dtype, int op, int src_first);
 /* buf[i] /= nranks on the device (avg). */

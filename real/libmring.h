@@ -36,7 +36,9 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
  * Allreduce count elements of type t with op (collective over the context's communicator).
  * sendbuf == MPI_IN_PLACE: recvbuf holds the input.  avg divides by P once at the end.  The result
  * is bitwise identical on every rank.  Returns MPI_SUCCESS, or an MPI error code: MPI_ERR_ARG for a
- * negative count, an unknown type or op, or a segment below one element of t; memory, transport.
+ * negative count or a segment below one element of t, MPI_ERR_TYPE for an unknown type (or one
+ * without a CUDA kernel, longdouble and longdouble_int, on device buffers), MPI_ERR_OP for an unknown
+ * op or one not defined on t (mring_op_valid); memory, transport.
  */
 int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
                     mring_ctx_t *ctx);
@@ -70,6 +72,13 @@ int mring_comm_arrive(MPI_Comm comm, double timeout_s, char *err, size_t errlen)
  * MPI_ERR_ARG for a limit out of range.
  */
 int mring_ctx_set_max_message(mring_ctx_t *ctx, int64_t bytes);
+
+/*
+ * The MPI datatype and op of an mring type and op, for comparing with MPI_Allreduce: float16 and
+ * bfloat16 have none (MPI_DATATYPE_NULL); avg is MPI_SUM (scale the result by 1/P).
+ */
+MPI_Datatype mring_mpi_datatype(mring_dtype_t t);
+MPI_Op mring_mpi_op(mring_redop_t op);
 
 /*
  * Print one line (printf format, no newline) on stderr and end the whole job (MPI_Abort on

@@ -330,8 +330,12 @@ static int run(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t 
     mring_transport_t tp = table;
     mring_interp_t it;
     int inplace = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf, rc;
-    if (count < 0 || t >= MRING_NTYPES || op >= MRING_NOPS)
+    if (count < 0)
         return MPI_ERR_ARG;
+    if ((unsigned)t >= MRING_NTYPES)
+        return MPI_ERR_TYPE;
+    if (!mring_op_valid(t, op))
+        return MPI_ERR_OP;
     if ((rc = prepare(c, count, mring_dtype_size(t))) != MPI_SUCCESS)
         return rc;
     c->in = inplace ? recvbuf : sendbuf;
@@ -368,6 +372,8 @@ static int run_device(const void *sendbuf, void *recvbuf, int64_t count, mring_d
 {
     int64_t need;
     int rc;
+    if (!mring_cuda_supports(t))
+        return MPI_ERR_TYPE;
     if ((rc = prepare(c, count, mring_dtype_size(t))) != MPI_SUCCESS)
         return rc;
     need = c->sched.scratch_count * (int64_t)mring_dtype_size(t);

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "bench_check.h"
 #include "loopback.h"
 
 #include <math.h>
@@ -31,8 +32,10 @@
 #define MAXP 16
 #define MAXN 1024
 
-static unsigned char keep[MAXP][MAXN * 8]; /* the inputs, per rank (a copy, to check send buffers) */
-static unsigned char expv[MAXN * 8];       /* the expected result */
+#define MAXES 32                           /* the largest element (longdouble_int) */
+static unsigned char keep[MAXP][MAXN * MAXES]; /* the inputs, per rank (a copy, to check send buffers) */
+static unsigned char expv[MAXN * MAXES];       /* the expected result */
+static int by_formula; /* 1: check results with bench_wrong (bench_check.h) instead of expv */
 static int nfail, ncases, nmulti;           /* failures, cases run, of which with more than 1 ring */
 
 typedef struct spec {
@@ -179,7 +182,12 @@ static void report(const spec_t *s, const mring_config_t *c, const char *fmt, ..
 static int check_rank(const spec_t *s, const mring_config_t *c, int r, const unsigned char *got, int64_t nan_at)
 {
     size_t es = mring_dtype_size(s->t);
-    for (int64_t i = 0; i < s->count; i++) {
+    int64_t wrong;
+    if (by_formula && (wrong = bench_wrong(got, s->t, s->op, c->topo.nranks, s->count))) {
+        report(s, c, "rank %d: %lld wrong elements", r, (long long)wrong);
+        return 1;
+    }
+    for (int64_t i = 0; !by_formula && i < s->count; i++) {
         const unsigned char *g = got + (size_t)i * es, *e = expv + (size_t)i * es;
         if (i == nan_at ? is_nan(s->t, g) : !memcmp(g, e, es))
             continue;
@@ -271,7 +279,7 @@ static double expected_value(mring_redop_t op, mring_dtype_t t, int P, int64_t i
     return is_float(t) ? round_sig((double)e / P, sig_bits(t)) : (double)(e / P);
 }
 
-static void fill_standard(const spec_t *s, int P)
+__attribute__((unused)) static void fill_standard(const spec_t *s, int P)
 {
     size_t es = mring_dtype_size(s->t);
     for (int64_t i = 0; i < s->count; i++) {
@@ -328,7 +336,8 @@ static void do_sweep(mring_algo_t algo, const sweep_t *w)
                     int ri = k / (w->nsegs * nc * 2), si = k / (nc * 2) % w->nsegs, ci = k / 2 % nc;
                     spec_t s = {w->topos[ti], algo, w->rings[ri], w->counts ? w->counts[ci] : counts[ci],
                                 w->segs[si], (mring_dtype_t)t, (mring_redop_t)op, k % 2};
-                    if ((w->types >> t & 1) && (w->ops >> op & 1) && (s.segment == 0 || s.count <= 64))
+                    if ((w->types >> t & 1) && (w->ops >> op & 1) && (s.segment == 0 || s.count <= 64) &&
+                        mring_op_valid(s.t, s.op))
                         w->fn(&s);
                 }
     }
@@ -354,6 +363,8 @@ static void sweep_all_algos(const char *what, const sweep_t *w)
 static const char *const small_topos[] = {"1", "2", "3", "4", "2x3", "4x2", "2x2x2", "3x2"};
 static const int rings12[] = {1, 2};
 static const int64_t seg0[] = {0};
+#define BASIC_TYPES ((1u << MRING_NTYPES_BASIC) - 1) /* float32..int64 (dtype.h) */
+#define BASIC_OPS ((1u << MRING_NOPS_BASIC) - 1)     /* sum..avg */
 #define FLOAT_TYPES (1u << MRING_FLOAT32 | 1u << MRING_FLOAT64 | 1u << MRING_FLOAT16 | 1u << MRING_BFLOAT16)
 
 #endif

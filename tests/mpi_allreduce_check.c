@@ -12,9 +12,12 @@
  * Counts 37 and the big int64 max are checked by this file's own inputs and expected values
  * (own_*), the other calls by the product's check (bench_fill/bench_wrong).
  *
- * Matrix.  "full": every configuration runs all 6 types x 5 ops at counts {0, 1, P-1, P, P+1, 37},
- * out of place and in place, plus float32 sum and int64 max at 1000003 elements, both ways: 16016
- * calls at P=8, 130 s on 2 oversubscribed cores.  The default (~3300 calls, ~32 s at P=8) drops:
+ * Matrix.  "full": every configuration runs every valid type x op pair (138: mring_op_valid) at counts
+ * {0, 1, P-1, P, P+1, 37}, out of place and in place, plus float32 sum and int64 max at 1000003
+ * elements, both ways.  The default (~3300 calls, ~32 s at P=8, before the 108 pairs of the types
+ * and ops added later) drops:
+ *  - the pairs beyond the first 6 types x 5 ops (dtype.h, MRING_NTYPES_BASIC) to one call each, in
+ *    the primary configuration only, counts 1, P+1 and 37 and both directions in rotation;
  *  - all types x ops except in one configuration per algorithm, the primary (most dimensions, then
  *    most rings): the others run, per count and direction, one type of each element size (2, 4, 8
  *    bytes), the type within a size and the op rotating with configuration, count and direction
@@ -39,7 +42,7 @@
 #include <string.h>
 
 #define BIG 1000003
-#define MAX_CALLS 512
+#define MAX_CALLS 2048
 #define MAX_TOPOS 32
 #define SHOW_FAILURES 8
 
@@ -187,7 +190,8 @@ static uint64_t hash(const void *buf, size_t bytes)
 static void one(state_t *s, mring_ctx_t *ctx, mring_dtype_t t, mring_redop_t op, int64_t count, int inplace)
 {
     size_t bytes = (size_t)count * mring_dtype_size(t);
-    int own = count == 37 || (count == BIG && t == MRING_INT64), code = 0;
+    int own = (count == 37 && t < MRING_NTYPES_BASIC && op < MRING_NOPS_BASIC) || (count == BIG && t == MRING_INT64),
+        code = 0;
     guarded_t in, out;
     if (guarded_alloc(&in, bytes) || guarded_alloc(&out, bytes) || s->n == MAX_CALLS) {
         fprintf(stderr, "mpi_allreduce_check: out of memory or too many calls per configuration\n");
@@ -252,6 +256,9 @@ static void settle(state_t *s)
 
 /* ---- the matrix ---- */
 
+/* the types and ops mring had first (dtype.h): every count in the primary configuration */
+static int basic(int t, int op) { return t < MRING_NTYPES_BASIC && op < MRING_NOPS_BASIC; }
+
 static void run_config(state_t *s, mring_ctx_t *ctx, int k, int primary)
 {
     int64_t counts[] = {0, 1, s->P - 1, s->P, s->P + 1, 37};
@@ -260,13 +267,21 @@ static void run_config(state_t *s, mring_ctx_t *ctx, int k, int primary)
             if (primary) {
                 for (int t = 0; t < MRING_NTYPES; t++)
                     for (int op = 0; op < MRING_NOPS; op++)
-                        one(s, ctx, (mring_dtype_t)t, (mring_redop_t)op, counts[j], inplace);
+                        if (mring_op_valid((mring_dtype_t)t, (mring_redop_t)op) && (s->full || basic(t, op)))
+                            one(s, ctx, (mring_dtype_t)t, (mring_redop_t)op, counts[j], inplace);
             } else {
                 static const mring_dtype_t by_size[3][2] = {{MRING_FLOAT16, MRING_BFLOAT16},
                                                             {MRING_FLOAT32, MRING_INT32}, {MRING_FLOAT64, MRING_INT64}};
                 for (int e = 0; e < 3; e++)
-                    one(s, ctx, by_size[e][(k + j + inplace) % 2], (mring_redop_t)((k * 3 + j * 2 + e + inplace) % MRING_NOPS),
+                    one(s, ctx, by_size[e][(k + j + inplace) % 2], (mring_redop_t)((k * 3 + j * 2 + e + inplace) % MRING_NOPS_BASIC),
                         counts[j], inplace);
+            }
+    for (int t = 0, m = 0; primary && !s->full && t < MRING_NTYPES; t++) /* each other pair once */
+        for (int op = 0; op < MRING_NOPS; op++)
+            if (mring_op_valid((mring_dtype_t)t, (mring_redop_t)op) && !basic(t, op)) {
+                static const int pick[3] = {1, 4, 5}; /* counts 1, P + 1, 37 */
+                one(s, ctx, (mring_dtype_t)t, (mring_redop_t)op, counts[pick[m % 3]], m / 3 % 2);
+                m++;
             }
     for (int inplace = 0; inplace < 2; inplace++)
         if (primary || (!s->quick && inplace == k % 2)) {

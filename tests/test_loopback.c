@@ -38,7 +38,7 @@ static void test_hier_halving(void **state)
 {
     static const char *const topos[] = {"2x2", "3x4", "4x2", "2x2x2", "1x8", "2x4x2"};
     static const int64_t segs[] = {0, 8};
-    const sweep_t w = {topos, 6, rings12, 2, segs, 2, ~0u, 1u << MRING_SUM | 1u << MRING_MAX, NULL, 0,
+    const sweep_t w = {topos, 6, rings12, 2, segs, 2, BASIC_TYPES, 1u << MRING_SUM | 1u << MRING_MAX, NULL, 0,
                        run_hier_halving};
     (void)state;
     begin();
@@ -119,7 +119,7 @@ static void test_chunks(void **state)
     static const char *const topos[] = {"2x3", "4x2", "2x2x2", "3x1x2", "2x2x2x2", "1x4", "8"};
     static const int rings[] = {1, 2, -1};
     static const int64_t segs[] = {0, 8};
-    const sweep_t w = {topos, 7, rings, 3, segs, 2, ~0u, 1u << MRING_SUM | 1u << MRING_MAX, NULL, 0, run_chunked};
+    const sweep_t w = {topos, 7, rings, 3, segs, 2, BASIC_TYPES, 1u << MRING_SUM | 1u << MRING_MAX, NULL, 0, run_chunked};
     (void)state;
     begin();
     do_sweep(MRING_ALGO_MULTIRING, &w);
@@ -130,7 +130,7 @@ static void test_chunks(void **state)
 static void test_cross(void **state)
 {
     mring_algo_t algo = *(const mring_algo_t *)*state;
-    const sweep_t w = {small_topos, 8, rings12, 2, seg0, 1, ~0u, ~0u, NULL, 0, run_std};
+    const sweep_t w = {small_topos, 8, rings12, 2, seg0, 1, BASIC_TYPES, BASIC_OPS, NULL, 0, run_std};
     begin();
     do_sweep(algo, &w);
     /* rings 2 is valid for multiring, ring and hier; rd and rabenseifner run one stream */

@@ -78,7 +78,7 @@ static void zero_case(spec_t *s)
 static void test_signed_zero(void **state)
 {
     static const int64_t counts[] = {37};
-    const sweep_t w = {small_topos, 8, rings12, 2, seg0, 1, FLOAT_TYPES, ~0u, counts, 1, zero_case};
+    const sweep_t w = {small_topos, 8, rings12, 2, seg0, 1, FLOAT_TYPES, BASIC_OPS, counts, 1, zero_case};
     (void)state;
     sweep_all_algos("signed zero", &w);
 }

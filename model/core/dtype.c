@@ -1,26 +1,81 @@
-/* dtype.c - element types, reduction operators and host reduction kernels (see dtype.h). */
+/* dtype.c - element types and reduction operators: names, sizes, where each op is defined, and the
+ * 16-bit float conversions (see dtype.h; the host kernels are in reduce.c). */
 #include "dtype.h"
 
-#include <math.h>
+#include <complex.h>
 #include <string.h>
 
 static const struct {
     const char *name;
     const char *alias;
     size_t size;
+    mring_dclass_t cls;
 } types[MRING_NTYPES] = {
-    [MRING_FLOAT32] = {"float32", "float", 4},  [MRING_FLOAT64] = {"float64", "double", 8},
-    [MRING_FLOAT16] = {"float16", "half", 2},   [MRING_BFLOAT16] = {"bfloat16", "bf16", 2},
-    [MRING_INT32] = {"int32", "int", 4},        [MRING_INT64] = {"int64", "long", 8},
+    [MRING_FLOAT32] = {"float32", "float", 4, MRING_CLASS_FLOAT},
+    [MRING_FLOAT64] = {"float64", "double", 8, MRING_CLASS_FLOAT},
+    [MRING_FLOAT16] = {"float16", "half", 2, MRING_CLASS_FLOAT},
+    [MRING_BFLOAT16] = {"bfloat16", "bf16", 2, MRING_CLASS_FLOAT},
+    [MRING_INT32] = {"int32", "int", 4, MRING_CLASS_INT},
+    [MRING_INT64] = {"int64", "long", 8, MRING_CLASS_INT},
+    [MRING_INT8] = {"int8", "int8", 1, MRING_CLASS_INT},
+    [MRING_UINT8] = {"uint8", "uint8", 1, MRING_CLASS_UINT},
+    [MRING_INT16] = {"int16", "int16", 2, MRING_CLASS_INT},
+    [MRING_UINT16] = {"uint16", "uint16", 2, MRING_CLASS_UINT},
+    [MRING_UINT32] = {"uint32", "uint32", 4, MRING_CLASS_UINT},
+    [MRING_UINT64] = {"uint64", "uint64", 8, MRING_CLASS_UINT},
+    [MRING_BOOL] = {"bool", "bool", 1, MRING_CLASS_BOOL},
+    [MRING_COMPLEX64] = {"complex64", "complex64", sizeof(float complex), MRING_CLASS_COMPLEX},
+    [MRING_COMPLEX128] = {"complex128", "complex128", sizeof(double complex), MRING_CLASS_COMPLEX},
+    [MRING_LONGDOUBLE] = {"longdouble", "longdouble", sizeof(long double), MRING_CLASS_FLOAT},
+    [MRING_FLOAT_INT] = {"float_int", "float_int", sizeof(mring_float_int_t), MRING_CLASS_PAIR},
+    [MRING_DOUBLE_INT] = {"double_int", "double_int", sizeof(mring_double_int_t), MRING_CLASS_PAIR},
+    [MRING_LONG_INT] = {"long_int", "long_int", sizeof(mring_long_int_t), MRING_CLASS_PAIR},
+    [MRING_2INT] = {"2int", "2int", sizeof(mring_2int_t), MRING_CLASS_PAIR},
+    [MRING_SHORT_INT] = {"short_int", "short_int", sizeof(mring_short_int_t), MRING_CLASS_PAIR},
+    [MRING_LONGDOUBLE_INT] = {"longdouble_int", "longdouble_int", sizeof(mring_longdouble_int_t), MRING_CLASS_PAIR},
+    [MRING_2FLOAT] = {"2float", "2float", sizeof(mring_2float_t), MRING_CLASS_PAIR},
+    [MRING_2DOUBLE] = {"2double", "2double", sizeof(mring_2double_t), MRING_CLASS_PAIR},
 };
 
-static const char *const op_names[MRING_NOPS] = {"sum", "prod", "min", "max", "avg"};
+/* per op: its name, the classes it is defined on (bit mask over mring_dclass_t), and those in words */
+#define C_(c) (1u << MRING_CLASS_##c)
+static const struct {
+    const char *name;
+    unsigned classes;
+    const char *domain;
+} ops[MRING_NOPS] = {
+    [MRING_SUM] = {"sum", C_(FLOAT) | C_(INT) | C_(UINT) | C_(COMPLEX), "real, integer and complex types"},
+    [MRING_PROD] = {"prod", C_(FLOAT) | C_(INT) | C_(UINT) | C_(COMPLEX), "real, integer and complex types"},
+    [MRING_MIN] = {"min", C_(FLOAT) | C_(INT) | C_(UINT), "real and integer types"},
+    [MRING_MAX] = {"max", C_(FLOAT) | C_(INT) | C_(UINT), "real and integer types"},
+    [MRING_AVG] = {"avg", C_(FLOAT) | C_(INT) | C_(UINT) | C_(COMPLEX), "real, integer and complex types"},
+    [MRING_LAND] = {"land", C_(INT) | C_(UINT) | C_(BOOL), "integer types and bool"},
+    [MRING_LOR] = {"lor", C_(INT) | C_(UINT) | C_(BOOL), "integer types and bool"},
+    [MRING_LXOR] = {"lxor", C_(INT) | C_(UINT) | C_(BOOL), "integer types and bool"},
+    [MRING_BAND] = {"band", C_(INT) | C_(UINT), "integer types"},
+    [MRING_BOR] = {"bor", C_(INT) | C_(UINT), "integer types"},
+    [MRING_BXOR] = {"bxor", C_(INT) | C_(UINT), "integer types"},
+    [MRING_MAXLOC] = {"maxloc", C_(PAIR), "the value-index pair types"},
+    [MRING_MINLOC] = {"minloc", C_(PAIR), "the value-index pair types"},
+};
+#undef C_
 
 size_t mring_dtype_size(mring_dtype_t t) { return types[t].size; }
 const char *mring_dtype_name(mring_dtype_t t) { return types[t].name; }
-const char *mring_redop_name(mring_redop_t op) { return op_names[op]; }
-const char *mring_dtype_list(void) { return "float32 (float), float64 (double), float16 (half), bfloat16, int32 (int), int64"; }
-const char *mring_redop_list(void) { return "sum, prod, min, max, avg"; }
+mring_dclass_t mring_dtype_class(mring_dtype_t t) { return types[t].cls; }
+const char *mring_redop_name(mring_redop_t op) { return ops[op].name; }
+const char *mring_op_domain(mring_redop_t op) { return ops[op].domain; }
+int mring_op_valid(mring_dtype_t t, mring_redop_t op)
+{
+    return (unsigned)t < MRING_NTYPES && (unsigned)op < MRING_NOPS && (ops[op].classes >> types[t].cls & 1);
+}
+const char *mring_dtype_list(void)
+{
+    return "float32 (float), float64 (double), float16 (half), bfloat16, int32 (int), int64, int8, uint8, int16, "
+           "uint16, uint32, uint64, bool, complex64, complex128, longdouble, float_int, double_int, long_int, "
+           "2int, short_int, longdouble_int, 2float, 2double";
+}
+const char *mring_redop_list(void) { return "sum, prod, min, max, avg, land, lor, lxor, band, bor, bxor, maxloc, minloc"; }
 
 int mring_dtype_parse(const char *s, mring_dtype_t *t)
 {
@@ -35,7 +90,7 @@ int mring_dtype_parse(const char *s, mring_dtype_t *t)
 int mring_redop_parse(const char *s, mring_redop_t *op)
 {
     for (int i = 0; i < MRING_NOPS; i++)
-        if (!strcmp(s, op_names[i])) {
+        if (!strcmp(s, ops[i].name)) {
             *op = (mring_redop_t)i;
             return 0;
         }
@@ -83,151 +138,3 @@ uint16_t mring_float_to_f16(float f)
     return h;
 }
 
-/* min/max on floating point: NaN propagates (left operand's NaN first), and
- * -0 counts below +0, so a op b == b op a whenever at most one is NaN. */
-static inline double fp_min(double a, double b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a == b) return signbit(a) ? a : b;
-    return a < b ? a : b;
-}
-static inline double fp_max(double a, double b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a == b) return signbit(a) ? b : a;
-    return a > b ? a : b;
-}
-static inline float fp_minf(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a == b) return signbit(a) ? a : b;
-    return a < b ? a : b;
-}
-static inline float fp_maxf(float a, float b)
-{
-    if (a != a) return a;
-    if (b != b) return b;
-    if (a == b) return signbit(a) ? b : a;
-    return a > b ? a : b;
-}
-
-/* One loop per (type, op): x = left operand, y = right operand; the compiler
- * vectorises the sum/prod loops. Integer sum and prod wrap (computed unsigned). */
-#define LOOP(T, EXPR)                                                                             \
-    do {                                                                                          \
-        T *d_ = (T *)dst;                                                                         \
-        const T *s_ = (const T *)src;                                                             \
-        if (src_first)                                                                            \
-            for (size_t i = 0; i < count; i++) {                                                  \
-                T x = s_[i], y = d_[i];                                                           \
-                d_[i] = (EXPR);                                                                   \
-            }                                                                                     \
-        else                                                                                      \
-            for (size_t i = 0; i < count; i++) {                                                  \
-                T x = d_[i], y = s_[i];                                                           \
-                d_[i] = (EXPR);                                                                   \
-            }                                                                                     \
-    } while (0)
-
-#define LOOP16(TOF, FROMF, EXPR)                                                                  \
-    do {                                                                                          \
-        uint16_t *d_ = (uint16_t *)dst;                                                           \
-        const uint16_t *s_ = (const uint16_t *)src;                                               \
-        for (size_t i = 0; i < count; i++) {                                                      \
-            float x = TOF(src_first ? s_[i] : d_[i]);                                             \
-            float y = TOF(src_first ? d_[i] : s_[i]);                                             \
-            d_[i] = FROMF(EXPR);                                                                  \
-        }                                                                                         \
-    } while (0)
-
-#define FLOAT_OPS(LOOPM, ...)                                                                     \
-    switch (op) {                                                                                 \
-    case MRING_SUM:                                                                               \
-    case MRING_AVG: LOOPM(__VA_ARGS__, x + y); break;                                             \
-    case MRING_PROD: LOOPM(__VA_ARGS__, x * y); break;                                            \
-    case MRING_MIN: LOOPM(__VA_ARGS__, MINF(x, y)); break;                                        \
-    case MRING_MAX: LOOPM(__VA_ARGS__, MAXF(x, y)); break;                                        \
-    default: break;                                                                               \
-    }
-
-#define INT_OPS(T, U)                                                                             \
-    switch (op) {                                                                                 \
-    case MRING_SUM:                                                                               \
-    case MRING_AVG: LOOP(T, (T)((U)x + (U)y)); break;                                             \
-    case MRING_PROD: LOOP(T, (T)((U)x * (U)y)); break;                                            \
-    case MRING_MIN: LOOP(T, x < y ? x : y); break;                                                \
-    case MRING_MAX: LOOP(T, x > y ? x : y); break;                                                \
-    default: break;                                                                               \
-    }
-
-void mring_reduce(void *dst, const void *src, size_t count, mring_dtype_t t, mring_redop_t op,
-                  int src_first)
-{
-    switch (t) {
-    case MRING_FLOAT32:
-#define MINF fp_minf
-#define MAXF fp_maxf
-        FLOAT_OPS(LOOP, float)
-        break;
-    case MRING_FLOAT16: FLOAT_OPS(LOOP16, mring_f16_to_float, mring_float_to_f16) break;
-    case MRING_BFLOAT16: FLOAT_OPS(LOOP16, mring_bf16_to_float, mring_float_to_bf16) break;
-#undef MINF
-#undef MAXF
-    case MRING_FLOAT64:
-#define MINF fp_min
-#define MAXF fp_max
-        FLOAT_OPS(LOOP, double)
-#undef MINF
-#undef MAXF
-        break;
-    case MRING_INT32: INT_OPS(int32_t, uint32_t) break;
-    case MRING_INT64: INT_OPS(int64_t, uint64_t) break;
-    default: break;
-    }
-}
-
-void mring_scale_avg(void *buf, size_t count, mring_dtype_t t, int nranks)
-{
-    switch (t) {
-    case MRING_FLOAT32: {
-        float *b = buf;
-        for (size_t i = 0; i < count; i++)
-            b[i] /= (float)nranks;
-        break;
-    }
-    case MRING_FLOAT64: {
-        double *b = buf;
-        for (size_t i = 0; i < count; i++)
-            b[i] /= (double)nranks;
-        break;
-    }
-    case MRING_FLOAT16: {
-        uint16_t *b = buf;
-        for (size_t i = 0; i < count; i++)
-            b[i] = mring_float_to_f16(mring_f16_to_float(b[i]) / (float)nranks);
-        break;
-    }
-    case MRING_BFLOAT16: {
-        uint16_t *b = buf;
-        for (size_t i = 0; i < count; i++)
-            b[i] = mring_float_to_bf16(mring_bf16_to_float(b[i]) / (float)nranks);
-        break;
-    }
-    case MRING_INT32: {
-        int32_t *b = buf;
-        for (size_t i = 0; i < count; i++)
-            b[i] /= nranks;
-        break;
-    }
-    case MRING_INT64: {
-        int64_t *b = buf;
-        for (size_t i = 0; i < count; i++)
-            b[i] /= nranks;
-        break;
-    }
-    default: break;
-    }
-}
