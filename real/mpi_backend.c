@@ -311,16 +311,18 @@ static int prepare(mring_ctx_t *c, int64_t count, size_t elsize)
         return MPI_ERR_ARG; /* a segment below one element of this type */
     if (mring_generate(&c->cfg, (mring_call_t){count, elsize}, c->rank, &c->sched))
         return MPI_ERR_NO_MEM;
-    c->sched_count = count;
-    c->sched_elsize = elsize;
     int64_t need = c->sched.scratch_count * (int64_t)elsize;
     if (need > c->scratch_bytes) {
-        unsigned char *s = realloc(c->scratch, (size_t)need);
-        if (!s)
+        unsigned char *s = need <= (int64_t)(SIZE_MAX / 2) ? realloc(c->scratch, (size_t)need) : NULL;
+        if (!s) { /* the schedule is not kept: the next call of this size must not run with this scratch */
+            mring_rank_sched_free(&c->sched);
             return MPI_ERR_NO_MEM;
+        }
         c->scratch = s;
         c->scratch_bytes = need;
     }
+    c->sched_count = count; /* ready: schedule and scratch */
+    c->sched_elsize = elsize;
     return MPI_SUCCESS;
 }
 

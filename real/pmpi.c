@@ -3,10 +3,12 @@
  *
  *   LD_PRELOAD=build/lib/libmring-pmpi.so mpiexec -n P ./app
  *
- * A call on a datatype mring reduces (pmpi_types.c: 4- and 8-byte reals and signed integers under
- * their C, fixed-width and Fortran names, contiguous types of them) with MPI_SUM, MPI_PROD, MPI_MIN
- * or MPI_MAX runs the configured schedule; anything else (user-defined ops, other types,
- * inter-communicators) goes to PMPI_Allreduce unchanged.
+ * A call with a predefined op on a predefined datatype (pmpi_types.c: every reduction type of the
+ * MPI standard but MPI_REAL16 and long double complex, under C, fixed-width and Fortran names, and
+ * contiguous types of them) runs the configured schedule, where MPI defines the op on the type;
+ * anything else (user-defined ops, other types, inter-communicators, an op MPI does not define on
+ * the type) goes to PMPI_Allreduce unchanged.  A call that fails in mring goes to the
+ * communicator's error handler, as MPI's own failures do (fail()).
  *
  * The topology is the communicator's own by default (mring_comm_topo: ranks per node x nodes when
  * the layout is regular, else the flat ring), read once per communicator at its first call and
@@ -51,7 +53,7 @@ static const char *const pass_why[NPASS] = {
     "an inter-communicator",
     "a negative count",
     "a datatype mring does not reduce",
-    "an op mring does not reduce (user-defined, logical, bitwise, MAXLOC, MINLOC, REPLACE)",
+    "a user-defined op (or REPLACE, NO_OP), or an op MPI does not define on the datatype (MPI's own error)",
     "no configuration applies (a bad MRING_* setting or tuning entry, said above)",
     "mring could not create its context on the communicator",
 };
@@ -89,19 +91,13 @@ static int free_state(MPI_Comm comm, int kv, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+/* mring's op for a predefined MPI op (avg has no MPI op) */
 static int map_op(MPI_Op op, mring_redop_t *o)
 {
-    if (op == MPI_SUM)
-        *o = MRING_SUM;
-    else if (op == MPI_PROD)
-        *o = MRING_PROD;
-    else if (op == MPI_MIN)
-        *o = MRING_MIN;
-    else if (op == MPI_MAX)
-        *o = MRING_MAX;
-    else
-        return -1;
-    return 0;
+    for (int i = 0; i < MRING_NOPS; i++)
+        if (i != MRING_AVG && mring_mpi_op((mring_redop_t)i) == op)
+            return *o = (mring_redop_t)i, 0;
+    return -1;
 }
 
 /* Say each distinct message once, on rank 0 of MPI_COMM_WORLD, on stderr. */
@@ -230,6 +226,7 @@ static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx
 {
     comm_state_t *cs;
     int64_t per;
+    unsigned mpi_ops;
     int inter = 0, P;
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
@@ -240,9 +237,9 @@ static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx
         return PASS_CONTEXT;
     if (count < 0)
         return PASS_COUNT;
-    if (mring_pmpi_type(dt, t, &per))
+    if (mring_pmpi_type(dt, t, &per, &mpi_ops))
         return PASS_TYPE;
-    if (map_op(op, o))
+    if (map_op(op, o) || !(mpi_ops >> *o & 1) || !mring_op_valid(*t, *o))
         return PASS_OP;
     *n = (int64_t)count * per;
     PMPI_Comm_size(comm, &P);
@@ -256,6 +253,31 @@ static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx
         return PASS_CONFIG;
     }
     return (*ctx = context(comm, cs, c)) ? -1 : PASS_CONTEXT;
+}
+
+/* A failed call goes to comm's error handler, as MPI's own errors do: the fatal ones end the job
+ * with one line naming the call; others (MPI_ERRORS_RETURN, the user's) are called, and rc returned. */
+static int fail(MPI_Comm comm, int rc, int64_t n, mring_dtype_t t, mring_redop_t o)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    int cls = MPI_ERR_OTHER;
+    PMPI_Error_class(rc, &cls);
+    if (cls == MPI_ERR_NO_MEM) /* MPICH's text for this class speaks of MPI_Alloc_mem */
+        snprintf(msg, sizeof msg, "out of memory for the schedule or its scratch space");
+    else if (cls == MPI_ERR_TYPE)
+        snprintf(msg, sizeof msg, "%s has no kernel on device buffers", mring_dtype_name(t));
+    else
+        PMPI_Error_string(rc, msg, &len);
+    PMPI_Comm_get_errhandler(comm, &eh);
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
+        mring_abort_job("mring-pmpi: MPI_Allreduce of %lld %s elements with %s failed in mring: %s", (long long)n,
+                        mring_dtype_name(t), mring_redop_name(o), msg);
+    if (eh != MPI_ERRORS_RETURN && eh != MPI_ERRHANDLER_NULL)
+        PMPI_Errhandler_free(&eh); /* the reference MPI_Comm_get_errhandler made */
+    PMPI_Comm_call_errhandler(comm, rc);
+    return rc;
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
@@ -272,7 +294,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
     }
     through++;
     count_config(&c);
-    return mring_allreduce(sendbuf, recvbuf, n, t, o, ctx);
+    int rc = mring_allreduce(sendbuf, recvbuf, n, t, o, ctx);
+    return rc == MPI_SUCCESS ? rc : fail(comm, rc, n, t, o);
 }
 
 int MPI_Finalize(void)

@@ -8,13 +8,15 @@
 #include <stdint.h>
 
 /*
- * mring's element type for MPI datatype dt, and how many such elements one dt holds (1 for a
- * predefined type, k for a contiguous derived type of k of them, nested contiguous types multiplied):
- * floating-point types of 4 or 8 bytes (C and Fortran names), signed integers of 4 or 8 bytes (C,
- * C99 fixed-width, Fortran, MPI_AINT, MPI_OFFSET, MPI_COUNT).  Returns 0, or -1 for any other type
- * (unsigned, 1- and 2-byte integers, complex, pair types, long double, types with holes), which the
+ * mring's element type for MPI datatype dt, how many such elements one dt holds (1 for a predefined
+ * type, k for a contiguous derived type of k of them, nested contiguous types multiplied), and the
+ * ops MPI defines on dt's group (bit mask over mring_redop_t; MPI 4.0 section 6.9.2).  Every
+ * predefined reduction type maps (integers of 1 to 8 bytes signed and unsigned, C, fixed-width,
+ * Fortran and multi-language names, C and Fortran logicals, MPI_BYTE, float and double and long
+ * double, float and double complex, the MAXLOC/MINLOC pairs) but MPI_REAL16 and long double complex.
+ * Returns 0, or -1 for those and any other type (holes, a resized type, a struct), which the
  * interposer passes to MPI.
  */
-int mring_pmpi_type(MPI_Datatype dt, mring_dtype_t *t, int64_t *per_element);
+int mring_pmpi_type(MPI_Datatype dt, mring_dtype_t *t, int64_t *per_element, unsigned *mpi_ops);
 
 #endif

@@ -3,8 +3,9 @@
  * the C, fixed-width and Fortran names of 4- and 8-byte reals and signed integers (MPI_AINT, MPI_OFFSET
  * and MPI_COUNT among them) and on contiguous derived types of them (nested, and a duplicate): MPICH
  * itself refuses predefined ops on derived types, mring reduces them as runs of elements.  Inputs are
- * small integers, so every sum is exact in every type; and an unsigned type, which the interposer
- * passes to MPI.  Prints "types: N calls, W wrong"; exits 1 if W > 0.
+ * small integers, so every sum is exact in every type; then MPI_UNSIGNED with MPI_MAX and MPI_BYTE with
+ * MPI_BOR, and long double complex, which the interposer passes to MPI (mring has no such type).
+ * Prints "types: N calls, W wrong"; exits 1 if W > 0.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -85,11 +86,19 @@ int main(int argc, char **argv)
     MPI_Type_dup(MPI_INT32_T, &dup);
     bad += check(c3, 1, 'f', 8, r, P) + check(c3x, 1, 'f', 8, r, P) + check(dup, N, 'i', 4, r, P);
     calls += 6;
-    /* an unsigned type mring does not reduce: passes to MPI (MPICH refuses predefined ops on derived
-     * types of its own, so a type with holes cannot be the example) */
+    /* an unsigned type, now reduced by mring */
     unsigned ua[3] = {(unsigned)r, 4000000000u, 1}, ub[3] = {0};
     MPI_Allreduce(ua, ub, 3, MPI_UNSIGNED, MPI_MAX, MPI_COMM_WORLD);
     bad += ub[0] != (unsigned)(P - 1) || ub[1] != 4000000000u || ub[2] != 1;
+    unsigned char ca[2] = {(unsigned char)(1u << r % 8), 0x0F}, cb[2] = {0};
+    MPI_Allreduce(ca, cb, 2, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+    bad += cb[0] != (unsigned char)((1u << (P < 8 ? P : 8)) - 1) || cb[1] != 0x0F;
+    calls += 2;
+    /* a type mring has no element type for (long double complex): passes to MPI (MPICH refuses
+     * predefined ops on derived types of its own, so a type with holes cannot be the example) */
+    long double _Complex la[2] = {r, 2}, lb[2] = {0};
+    MPI_Allreduce(la, lb, 2, MPI_C_LONG_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD);
+    bad += lb[0] != (long double)P * (P - 1) / 2 || lb[1] != 2.0L * P;
     calls++;
     MPI_Type_free(&c3x);
     MPI_Type_free(&c3);

@@ -88,20 +88,87 @@ static void sub_communicators(void **state)
              "mring-pmpi:   2 calls with --algo multiring --topo 1 --rings 1\n");
 }
 
-/* 4- and 8-byte reals and signed integers under their C, fixed-width and Fortran names, and contiguous
- * types of them, go through mring, exact; an unsigned type passes to MPI. */
+/* Reals and integers under their C, fixed-width and Fortran names, and contiguous types of them, go
+ * through mring, exact; long double complex (no mring type) passes to MPI. */
 static void datatypes(void **state)
 {
     (void)state;
-    run_prog("mpi_pmpi_types", 3, "", "types: 41 calls, 0 wrong", "mring-pmpi: 40 calls through mring, 1 passed to MPI");
-    run_prog("mpi_pmpi_types", 2, "", "types: 41 calls, 0 wrong", "mring-pmpi:   1 passed: a datatype mring does not reduce");
+    run_prog("mpi_pmpi_types", 3, "", "types: 43 calls, 0 wrong", "mring-pmpi: 42 calls through mring, 1 passed to MPI");
+    run_prog("mpi_pmpi_types", 2, "", "types: 43 calls, 0 wrong", "mring-pmpi:   1 passed: a datatype mring does not reduce");
+}
+
+/* Every predefined type x op pair MPI defines (mpi_pmpi_matrix.c, MPI's own allreduce as the oracle):
+ * all exact and identical on every rank, at least 95% of the calls through mring, and only types
+ * without an mring type (REAL16, long double complex) passed to MPI. */
+static void type_op_matrix(void **state)
+{
+    (void)state;
+    for (int np = 3; np <= 4; np++) {
+        char cmd[3 * PATH_MAX], out[8192];
+        long long calls = 0, wrong = -1, through = 0, passed = -1;
+        snprintf(cmd, sizeof cmd, "MRING_PMPI_STATS=1 LD_PRELOAD=%s timeout 120 mpiexec -n %d %s 2>&1",
+                 sim_repo_path("build/lib/libmring-pmpi.so"), np, sim_repo_path("build/tests/mpi_pmpi_matrix"));
+        int status = cli_shell(cmd, out, sizeof out);
+        const char *m = strstr(out, "matrix: "), *t = strstr(out, "mring-pmpi: ");
+        if (m)
+            sscanf(m, "matrix: %lld calls, %lld wrong", &calls, &wrong);
+        if (t)
+            sscanf(t, "mring-pmpi: %lld calls through mring, %lld passed to MPI", &through, &passed);
+        print_message("%d ranks: %lld calls, %lld through mring, %lld passed\n", np, calls, through, passed);
+        if (status != 0 || wrong != 0 || calls < 300 || through + passed != calls || through < 0.95 * calls ||
+            (passed && !strstr(out, "passed: a datatype mring does not reduce")) || strstr(out, "passed: a user"))
+            fail_msg("%s: want exit 0, 0 wrong, >= 95%% of >= 300 calls through mring; got status %d: %s", cmd, status,
+                     out);
+    }
+}
+
+/* A Fortran coarray program built with OpenCoarrays for MPICH (caf): its 4 collectives to every image
+ * (co_sum on REAL and DOUBLE PRECISION, co_max, co_min) all go through mring, exact. */
+static void coarray_collectives(void **state)
+{
+    char cmd[4 * PATH_MAX], out[8192], exe[] = "/tmp/mring-test-caf-XXXXXX";
+    int fd = mkstemp(exe);
+    (void)state;
+    assert_true(fd >= 0);
+    close(fd);
+    snprintf(cmd, sizeof cmd, "caf.mpich %s -o %s 2>&1", sim_repo_path("tests/caf_collectives.f90"), exe);
+    if (cli_shell(cmd, out, sizeof out) != 0) {
+        unlink(exe);
+        print_message("no OpenCoarrays for MPICH here (.ci/packages: libcoarrays-mpich-dev): %s", out);
+        skip();
+    }
+    snprintf(cmd, sizeof cmd, "MRING_PMPI_STATS=1 LD_PRELOAD=%s timeout 120 mpiexec -n 3 %s 2>&1",
+             sim_repo_path("build/lib/libmring-pmpi.so"), exe);
+    int status = cli_shell(cmd, out, sizeof out);
+    unlink(exe);
+    if (status != 0 || !strstr(out, "coarray: wrong 0") || !strstr(out, "mring-pmpi: 4 calls through mring, 0 passed"))
+        fail_msg("%s: want exit 0, 'coarray: wrong 0' and 4 calls through mring; got status %d: %s", cmd, status, out);
+}
+
+/* A call that fails inside mring (a 32 TiB scratch) goes to the communicator's error handler:
+ * MPI_ERRORS_RETURN returns MPI_ERR_NO_MEM's class, a user handler is called, the communicator stays
+ * usable; MPI_ERRORS_ARE_FATAL ends the job with a line naming the call. */
+static void error_handler(void **state)
+{
+    char cmd[3 * PATH_MAX], out[8192];
+    (void)state;
+    /* ASan refuses a 32 TiB allocation by aborting unless told to return NULL as malloc does */
+    run_prog("mpi_pmpi_errors", 2, "ASAN_OPTIONS=allocator_may_return_null=1", "errors: class ok, handler 1, after ok",
+             "mring-pmpi: 3 calls through mring, 0 passed to MPI");
+    snprintf(cmd, sizeof cmd, "ASAN_OPTIONS=allocator_may_return_null=1 LD_PRELOAD=%s timeout 60 mpiexec -n 2 %s fatal 2>&1",
+             sim_repo_path("build/lib/libmring-pmpi.so"), sim_repo_path("build/tests/mpi_pmpi_errors"));
+    int status = cli_shell(cmd, out, sizeof out);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 124 || strstr(out, "not reached") ||
+        !strstr(out, "mring-pmpi: MPI_Allreduce of 4398046511104 float64 elements with sum failed in mring: out of "
+                     "memory for the schedule or its scratch space"))
+        fail_msg("%s: want a non-zero exit and the failed call named; got status %d, output: %s", cmd, status, out);
 }
 
 /* MRING_PMPI_STATS says why calls passed to MPI. */
 static void stats_per_reason(void **state)
 {
     (void)state;
-    run_app("", "mring-pmpi:   1 passed: an op mring does not reduce (user-defined");
+    run_app("", "mring-pmpi:   1 passed: a user-defined op (or REPLACE, NO_OP)");
     run_app("MRING_SEGMENT=2", "mring-pmpi: a segment of 2 bytes is below one float32 element");
 }
 
@@ -185,14 +252,16 @@ static void embed_chunks(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(routed), cmocka_unit_test(ring_algorithm),
-                                       cmocka_unit_test(topology_mismatch_uses_own_grid),
-                                       cmocka_unit_test(sub_communicators), cmocka_unit_test(stats_per_reason),
-                                       cmocka_unit_test(datatypes),
-                                       cmocka_unit_test(timeout_names_stuck_call),
-                                       cmocka_unit_test(communicator_reuse), cmocka_unit_test(bad_setting_is_reported),
-                                       cmocka_unit_test(dim_algo), cmocka_unit_test(tuning_dim_algo),
-                                       cmocka_unit_test(tuning_by_rank_count),
-                                       cmocka_unit_test(embed_chunks)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(routed),           cmocka_unit_test(ring_algorithm),
+        cmocka_unit_test(topology_mismatch_uses_own_grid), cmocka_unit_test(sub_communicators),
+        cmocka_unit_test(stats_per_reason), cmocka_unit_test(datatypes),
+        cmocka_unit_test(type_op_matrix),   cmocka_unit_test(coarray_collectives),
+        cmocka_unit_test(error_handler),
+        cmocka_unit_test(timeout_names_stuck_call), cmocka_unit_test(communicator_reuse),
+        cmocka_unit_test(bad_setting_is_reported), cmocka_unit_test(dim_algo),
+        cmocka_unit_test(tuning_dim_algo),  cmocka_unit_test(tuning_by_rank_count),
+        cmocka_unit_test(embed_chunks),
+    };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

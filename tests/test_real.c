@@ -172,6 +172,26 @@ static void test_bench_prod_bfloat16(void **state)
     bench_table_ok(args, 4);
 }
 
+/* The types and ops beyond float32..int64 x sum..avg: mring's result passes the exact check, on 4
+ * ranks (MAXLOC/MINLOC with tied values); so does MPI's own (--algo mpi) on the types without padding
+ * (MPICH leaves a result's padding bytes as each rank computed them, which the bitwise check counts). */
+static void test_bench_new_types(void **state)
+{
+    static const struct {
+        const char *type, *op;
+        int mpi;
+    } pairs[] = {{"uint8", "bxor", 1},     {"int16", "land", 1},      {"uint64", "sum", 1},
+                 {"bool", "lxor", 1},      {"complex64", "prod", 1},  {"complex128", "avg", 1},
+                 {"longdouble", "max", 0}, {"double_int", "maxloc", 0}, {"short_int", "minloc", 0},
+                 {"2float", "maxloc", 1}};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
+        for (int mpi = 0; mpi <= pairs[i].mpi; mpi++) {
+            const char *args[] = {"-d", pairs[i].type, "-o", pairs[i].op, "--topo", "2x2", "--rings", "2", "-b", "32",
+                                  "-e", "4K", "-f", "8", "-n", "1", "-w", "0", mpi ? "--algo" : NULL, "mpi", NULL};
+            bench_table_ok(args, 3);
+        }
+}
+
 /* column index of name in a csv header line, or -1 */
 static int csv_col(const char *header, const char *name)
 {
@@ -254,6 +274,13 @@ static void test_bench_bad_type(void **state)
     bench_bad(args, "float8", NULL);
 }
 
+/* an op MPI does not define on the type: one line naming both and what the op takes */
+static void test_bench_op_not_on_type(void **state)
+{
+    const char *args[] = {"-d", "float32", "-o", "band", "-b", "8", "-e", "8", "-n", "1", NULL};
+    bench_bad(args, "-o band is not defined on -d float32; it takes integer types", NULL);
+}
+
 /* --timeout: a call that cannot finish in time (1 us: every rank waits on its peer longer than that)
  * aborts the job promptly with a non-zero exit, naming the stuck operation (rank, stream, op, peer,
  * phase and step) instead of hanging. */
@@ -329,6 +356,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bench_tuning_dim_algo), cmocka_unit_test(test_bench_embed_chunks),
         cmocka_unit_test(test_bench_bad_topo), cmocka_unit_test(test_bench_bad_type),
+        cmocka_unit_test(test_bench_op_not_on_type), cmocka_unit_test(test_bench_new_types),
         cmocka_unit_test(test_bench_table),    cmocka_unit_test(test_bench_csv),
         cmocka_unit_test(test_bench_mpi),      cmocka_unit_test(test_bench_avg_float16),
         cmocka_unit_test(test_bench_prod_bfloat16), cmocka_unit_test(test_bench_timeout_names_stuck_op),
