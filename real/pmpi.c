@@ -11,8 +11,9 @@
  * communicator's error handler, as MPI's own failures do (fail()).
  *
  * The topology is the communicator's own by default (mring_comm_topo: ranks per node x nodes when
- * the layout is regular, else the flat ring), read once per communicator at its first call and
- * cached with its contexts.  Configuration from the environment, read once: MRING_TOPO (forces a
+ * the layout is regular, else flat), read once per communicator at its first call and cached with
+ * its contexts.  On a grid, the default algorithm is multiring; on a flat one (an irregular layout,
+ * or a single node) with no MRING_* setting, it is chosen by size as MPICH does (flat_algo).  Configuration from the environment, read once: MRING_TOPO (forces a
  * grid; a communicator of another size keeps its own), MRING_ALGO (default multiring), MRING_RINGS
  * (default 1), MRING_DIM_ALGO (default ring), MRING_SEGMENT (bytes), MRING_CHUNKS (default 1),
  * MRING_EMBED (default natural), read by the same function as the flags of `mring simulate`
@@ -137,7 +138,19 @@ static void read_env(void)
 /* The configuration for a call of `bytes` on a communicator of P ranks whose own grid is `own`: the
  * tuning file's entry when the file is for P ranks, else the MRING_* settings on MRING_TOPO where it
  * has P ranks and on `own` otherwise.  Returns 0, or -1 (said once) when no configuration applies. */
-static int configure(int P, const mring_topo_t *own, int64_t bytes, mring_config_t *c)
+/* The algorithm for a flat grid (an irregular layout, or one node) when no MRING_* setting chooses
+ * the schedule: MPICH's rule (src/mpi/coll/allreduce, MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048):
+ * recursive doubling up to 2048 bytes or below one element per rank of the power of two, else
+ * Rabenseifner's reduce-scatter + allgather. */
+static const char *flat_algo(int P, int64_t bytes, size_t elsize)
+{
+    int pof2 = 1;
+    while (pof2 * 2 <= P)
+        pof2 *= 2;
+    return bytes <= 2048 || bytes / (int64_t)elsize < pof2 ? "rd" : "rabenseifner";
+}
+
+static int configure(int P, const mring_topo_t *own, int64_t bytes, size_t elsize, mring_config_t *c)
 {
     char err[256], why[320];
     if (tuning && mring_tuning_ranks(tuning) == P) {
@@ -162,6 +175,8 @@ static int configure(int P, const mring_topo_t *own, int64_t bytes, mring_config
         say_once(why);
         f.topo = NULL;
     }
+    if (!f.topo && !f.algo && !f.rings && !f.dim_algo && !f.segment && !f.chunks && !f.embed && own->ndims == 1)
+        f.algo = flat_algo(P, bytes, elsize);
     if (mring_config_parse(&f, MRING_FIELDS_ENV, own, c, err, sizeof err)) {
         snprintf(why, sizeof why, "%s; those calls use MPI's own allreduce", err);
         say_once(why);
@@ -243,7 +258,7 @@ static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx
         return PASS_OP;
     *n = (int64_t)count * per;
     PMPI_Comm_size(comm, &P);
-    if (configure(P, &cs->topo, *n * (int64_t)mring_dtype_size(*t), c))
+    if (configure(P, &cs->topo, *n * (int64_t)mring_dtype_size(*t), mring_dtype_size(*t), c))
         return PASS_CONFIG;
     if (c->segment > 0 && (size_t)c->segment < mring_dtype_size(*t)) {
         char why[160];

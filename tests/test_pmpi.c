@@ -21,17 +21,24 @@
 #include "cli_run.h"
 #include "sim_cli.h"
 
-/* Run an app on np ranks with the interposer and `env` (e.g. MRING_TOPO=2); check its output. */
-static void run_prog(const char *prog, int np, const char *env, const char *ok, const char *expect)
+/* Run an app on np ranks with the interposer and `env` (e.g. MRING_TOPO=2), with mpiexec's `launch`
+ * options; check its output. */
+static void run_launched(const char *prog, int np, const char *launch, const char *env, const char *ok,
+                         const char *expect)
 {
     char cmd[3 * PATH_MAX], out[8192], rel[64];
     snprintf(rel, sizeof rel, "build/tests/%s", prog);
     snprintf(cmd, sizeof cmd,
-             "MRING_PMPI_STATS=1 %s LD_PRELOAD=%s timeout 120 mpiexec -n %d %s 2>&1", env,
-             sim_repo_path("build/lib/libmring-pmpi.so"), np, sim_repo_path(rel));
+             "MRING_PMPI_STATS=1 %s LD_PRELOAD=%s timeout 120 mpiexec %s -n %d %s 2>&1", env,
+             sim_repo_path("build/lib/libmring-pmpi.so"), launch, np, sim_repo_path(rel));
     int status = cli_shell(cmd, out, sizeof out);
     if (status != 0 || !strstr(out, ok) || !strstr(out, expect))
         fail_msg("%s: want exit 0, '%s' and '%s'; got status %d, output: %s", cmd, ok, expect, status, out);
+}
+
+static void run_prog(const char *prog, int np, const char *env, const char *ok, const char *expect)
+{
+    run_launched(prog, np, "", env, ok, expect);
 }
 
 static void run_app(const char *env, const char *expect)
@@ -75,14 +82,23 @@ static void topology_mismatch_uses_own_grid(void **state)
     run_app("MRING_TOPO=3x2", "mring-pmpi: 10001 calls through mring, 1 passed to MPI");
 }
 
-/* Without MRING_TOPO every communicator gets its own grid from its node layout (one node here: the
- * flat ring of its size): sub-communicators of 1..4 ranks, reversed rank order, a duplicate, in place
- * and count 0 all go through mring, exact. */
+/* Without MRING_TOPO every communicator gets its own grid from its node layout (one node here: flat,
+ * of its size): sub-communicators of 1..4 ranks, reversed rank order, a duplicate, in place and count
+ * 0 all go through mring, exact.  On a flat grid with no MRING_* setting the algorithm goes by size as
+ * in MPICH: rd up to 2048 bytes (count 0, one int), rabenseifner above (1001 doubles); any setting
+ * (here MRING_RINGS) keeps the default multiring. */
 static void sub_communicators(void **state)
 {
     (void)state;
     run_prog("mpi_pmpi_comms", 3, "", "comms: 0 wrong", "mring-pmpi: 11 calls through mring, 0 passed to MPI");
     run_prog("mpi_pmpi_comms", 4, "", "comms: 0 wrong",
+             "mring-pmpi:   2 calls with --algo rd --topo 4 --rings 1\n"
+             "mring-pmpi:   3 calls with --algo rd --topo 2 --rings 1\n"
+             "mring-pmpi:   1 calls with --algo rd --topo 1 --rings 1\n"
+             "mring-pmpi:   2 calls with --algo rabenseifner --topo 4 --rings 1\n"
+             "mring-pmpi:   2 calls with --algo rabenseifner --topo 2 --rings 1\n"
+             "mring-pmpi:   1 calls with --algo rabenseifner --topo 1 --rings 1\n");
+    run_prog("mpi_pmpi_comms", 4, "MRING_RINGS=1", "comms: 0 wrong",
              "mring-pmpi:   4 calls with --algo multiring --topo 4 --rings 1\n"
              "mring-pmpi:   5 calls with --algo multiring --topo 2 --rings 1\n"
              "mring-pmpi:   2 calls with --algo multiring --topo 1 --rings 1\n");
@@ -164,6 +180,20 @@ static void error_handler(void **state)
         fail_msg("%s: want a non-zero exit and the failed call named; got status %d, output: %s", cmd, status, out);
 }
 
+/* Node layouts on one machine: hydra's fork launcher with made-up host names gives each name its own
+ * node for MPI_COMM_TYPE_SHARED.  Two nodes of two ranks, node by node: the grid 2x2 (ranks per node
+ * x nodes) and multiring; three and one, or ranks alternating between the nodes: flat, by size. */
+static void node_layouts(void **state)
+{
+    (void)state;
+    run_launched("mpi_pmpi_comms", 4, "-launcher fork -hosts nodeA:2,nodeB:2", "", "comms: 0 wrong",
+                 "mring-pmpi:   4 calls with --algo multiring --topo 2x2 --rings 1\n");
+    run_launched("mpi_pmpi_comms", 4, "-launcher fork -hosts nodeA:3,nodeB:1", "", "comms: 0 wrong",
+                 "mring-pmpi:   2 calls with --algo rd --topo 4 --rings 1\n");
+    run_launched("mpi_pmpi_comms", 4, "-launcher fork -hosts nodeA:1,nodeB:1", "", "comms: 0 wrong",
+                 "mring-pmpi:   2 calls with --algo rabenseifner --topo 4 --rings 1\n");
+}
+
 /* MRING_PMPI_STATS says why calls passed to MPI. */
 static void stats_per_reason(void **state)
 {
@@ -229,14 +259,15 @@ static void tuning_dim_algo(void **state)
     unlink(path);
 }
 
-/* The tuning file applies to communicators of its rank count; the others use their own grid. */
+/* The tuning file applies to communicators of its rank count; the others use their own grid (flat
+ * here: the algorithm by size). */
 static void tuning_by_rank_count(void **state)
 {
     char path[] = "/tmp/mring-test-pmpi-tuning-XXXXXX", env[128];
     (void)state;
     write_tuning(path, env, sizeof env);
     run_prog("mpi_pmpi_comms", 4, env, "comms: 0 wrong",
-             "mring-pmpi:   4 calls with --algo multiring --topo 4 --rings 1\n"
+             "mring-pmpi:   2 calls with --algo rd --topo 4 --rings 1\n"
              "mring-pmpi:   5 calls with --algo multiring --topo 2 --rings 2 --dim-algo rabenseifner --segment 64\n");
     unlink(path);
 }
@@ -255,7 +286,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(routed),           cmocka_unit_test(ring_algorithm),
         cmocka_unit_test(topology_mismatch_uses_own_grid), cmocka_unit_test(sub_communicators),
-        cmocka_unit_test(stats_per_reason), cmocka_unit_test(datatypes),
+        cmocka_unit_test(node_layouts),     cmocka_unit_test(stats_per_reason), cmocka_unit_test(datatypes),
         cmocka_unit_test(type_op_matrix),   cmocka_unit_test(coarray_collectives),
         cmocka_unit_test(error_handler),
         cmocka_unit_test(timeout_names_stuck_call), cmocka_unit_test(communicator_reuse),
