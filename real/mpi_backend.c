@@ -332,12 +332,6 @@ static int run(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t 
     mring_transport_t tp = table;
     mring_interp_t it;
     int inplace = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf, rc;
-    if (count < 0)
-        return MPI_ERR_ARG;
-    if ((unsigned)t >= MRING_NTYPES)
-        return MPI_ERR_TYPE;
-    if (!mring_op_valid(t, op))
-        return MPI_ERR_OP;
     if ((rc = prepare(c, count, mring_dtype_size(t))) != MPI_SUCCESS)
         return rc;
     c->in = inplace ? recvbuf : sendbuf;
@@ -396,6 +390,12 @@ static int run_device(const void *sendbuf, void *recvbuf, int64_t count, mring_d
 int mring_allreduce(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op,
                     mring_ctx_t *c)
 {
+    if (count < 0)
+        return MPI_ERR_ARG;
+    if ((unsigned)t >= MRING_NTYPES)
+        return MPI_ERR_TYPE;
+    if (!mring_op_valid(t, op))
+        return MPI_ERR_OP;
 #ifdef MRING_HAVE_CUDA
     int inplace = sendbuf == MPI_IN_PLACE || sendbuf == recvbuf;
     if (mring_cuda_is_device(recvbuf) || (!inplace && mring_cuda_is_device(sendbuf)))

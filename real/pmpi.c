@@ -13,10 +13,10 @@
  * The topology is the communicator's own by default (mring_comm_topo: ranks per node x nodes when
  * the layout is regular, else flat), read once per communicator at its first call and cached with
  * its contexts.  On a grid, the default algorithm is multiring; on a flat one (an irregular layout,
- * or a single node) with no MRING_* setting, it is chosen by size as MPICH does (flat_algo).  Configuration from the environment, read once: MRING_TOPO (forces a
- * grid; a communicator of another size keeps its own), MRING_ALGO (default multiring), MRING_RINGS
- * (default 1), MRING_DIM_ALGO (default ring), MRING_SEGMENT (bytes), MRING_CHUNKS (default 1),
- * MRING_EMBED (default natural), read by the same function as the flags of `mring simulate`
+ * or a single node) with no MRING_* setting, it is chosen by size as MPICH does (flat_algo).
+ * Configuration from the environment, read once: MRING_TOPO (forces a grid; a communicator of
+ * another size keeps its own), MRING_ALGO (default multiring), MRING_RINGS (default 1), MRING_DIM_ALGO
+ * (default ring), MRING_SEGMENT (bytes), MRING_CHUNKS (default 1), MRING_EMBED (default natural), read by the same function as the flags of `mring simulate`
  * (mring_config_parse); MRING_TUNING (a tuning file from `mring tune`: its entry for the call's size
  * in bytes decides the configuration on communicators of its rank count; others use the settings
  * above); MRING_TIMEOUT (seconds, default off): a call that does not finish in time, or whose ranks
@@ -135,9 +135,6 @@ static void read_env(void)
     }
 }
 
-/* The configuration for a call of `bytes` on a communicator of P ranks whose own grid is `own`: the
- * tuning file's entry when the file is for P ranks, else the MRING_* settings on MRING_TOPO where it
- * has P ranks and on `own` otherwise.  Returns 0, or -1 (said once) when no configuration applies. */
 /* The algorithm for a flat grid (an irregular layout, or one node) when no MRING_* setting chooses
  * the schedule: MPICH's rule (src/mpi/coll/allreduce, MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE = 2048):
  * recursive doubling up to 2048 bytes or below one element per rank of the power of two, else
@@ -150,6 +147,10 @@ static const char *flat_algo(int P, int64_t bytes, size_t elsize)
     return bytes <= 2048 || bytes / (int64_t)elsize < pof2 ? "rd" : "rabenseifner";
 }
 
+/* The configuration for a call of `bytes` on a communicator of P ranks whose own grid is `own`: the
+ * tuning file's entry when the file is for P ranks, else the MRING_* settings on MRING_TOPO where it
+ * has P ranks and on `own` otherwise (no setting on a flat `own`: flat_algo).  Returns 0, or -1
+ * (said once) when no configuration applies. */
 static int configure(int P, const mring_topo_t *own, int64_t bytes, size_t elsize, mring_config_t *c)
 {
     char err[256], why[320];

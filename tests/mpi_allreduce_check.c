@@ -27,6 +27,8 @@
  * "quick" (~2 s at P=3, ~20 s at P=6) also drops the 1000003-element calls of the non-primary
  * configurations (large messages take MPI's rendezvous path; a stream that loses elements only at
  * large counts was caught by the default and missed by quick).
+ * The primary configurations also check the refusals (negative count: MPI_ERR_ARG, unknown type:
+ * MPI_ERR_TYPE, an op not defined on the type: MPI_ERR_OP; the buffer untouched).
  * "split" sends every message of more than 4099 bytes as blocks of a derived datatype
  * (mring_ctx_set_max_message), the path of messages over INT_MAX bytes, on buffers of any machine.
  * Rank 0 prints the first failures and "mpi_allreduce_check: P=<P> <N> calls, <W> failures";
@@ -259,6 +261,22 @@ static void settle(state_t *s)
 /* the types and ops mring had first (dtype.h): every count in the primary configuration */
 static int basic(int t, int op) { return t < MRING_NTYPES_BASIC && op < MRING_NOPS_BASIC; }
 
+/* Arguments mring_allreduce refuses before any message: a negative count, an unknown type, an op not
+ * defined on the type; each counts as a call, failed unless refused with its MPI error class. */
+static void refusals(state_t *s, mring_ctx_t *ctx)
+{
+    float x[2] = {1, 2};
+    int codes[3] = {mring_allreduce(MPI_IN_PLACE, x, -1, MRING_FLOAT32, MRING_SUM, ctx),
+                    mring_allreduce(MPI_IN_PLACE, x, 2, MRING_NTYPES, MRING_SUM, ctx),
+                    mring_allreduce(MPI_IN_PLACE, x, 2, MRING_FLOAT32, MRING_BAND, ctx)};
+    const int want[3] = {MPI_ERR_ARG, MPI_ERR_TYPE, MPI_ERR_OP};
+    for (int i = 0; i < 3; i++) {
+        s->calls[s->n] = (call_t){i == 0 ? -1 : 2, i == 1 ? 0 : MRING_FLOAT32, i == 2 ? MRING_BAND : MRING_SUM, 1, 0};
+        s->hash[s->n] = 0;
+        s->code[s->n++] = codes[i] == want[i] && x[0] == 1 && x[1] == 2 ? 0 : F_RC;
+    }
+}
+
 static void run_config(state_t *s, mring_ctx_t *ctx, int k, int primary)
 {
     int64_t counts[] = {0, 1, s->P - 1, s->P, s->P + 1, 37};
@@ -283,6 +301,8 @@ static void run_config(state_t *s, mring_ctx_t *ctx, int k, int primary)
                 one(s, ctx, (mring_dtype_t)t, (mring_redop_t)op, counts[pick[m % 3]], m / 3 % 2);
                 m++;
             }
+    if (primary)
+        refusals(s, ctx);
     for (int inplace = 0; inplace < 2; inplace++)
         if (primary || (!s->quick && inplace == k % 2)) {
             one(s, ctx, MRING_FLOAT32, MRING_SUM, BIG, inplace);
