@@ -67,6 +67,31 @@ static void table(void **state)
     assert_int_equal(rows, 3);
 }
 
+/* Latency-bound sizes on minsky-64 (1K, 8K, 64K): the pick is a multiring with recursive doubling (and
+ * halving) per dimension, strictly faster in simulation than flat rabenseifner, the baseline the tuner
+ * keeps on ties (at 64K: 49.28 us against 65.65 us; halving in every dimension only tied with it). */
+static void latency_sizes_multiring(void **state)
+{
+    int rows = 0;
+    (void)state;
+    for (const char *line = tuned_out; (line = strstr(line, "\n")) != NULL && line[1];) {
+        line++;
+        if (line[0] == '#')
+            continue;
+        const char *cfg = strstr(line, "--algo ");
+        const char *x = strstr(line, "x ");
+        double vs_ring, vs_rab;
+        assert_non_null(cfg);
+        assert_non_null(x);
+        if (strncmp(cfg, "--algo multiring", 16) || !strstr(cfg, "rd") ||
+            sscanf(x - 8, "%lfx %lfx", &vs_ring, &vs_rab) != 2 || !(vs_rab > 1.2))
+            fail_msg("want a multiring with rd dimensions, over 1.2x rabenseifner; got: %.*s", (int)strcspn(line, "\n"),
+                     line);
+        rows++;
+    }
+    assert_int_equal(rows, 3);
+}
+
 /* The tuning file covers every size once, and each configuration verifies. */
 static void tuning_file(void **state)
 {
@@ -229,7 +254,8 @@ static void spread(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(table), cmocka_unit_test(tuning_file),
+    const struct CMUnitTest tests[] = {cmocka_unit_test(table), cmocka_unit_test(latency_sizes_multiring),
+                                       cmocka_unit_test(tuning_file),
                                        cmocka_unit_test(plot), cmocka_unit_test(bad_input),
                                        cmocka_unit_test(spread), cmocka_unit_test(exhaustive_bound)};
     return cmocka_run_group_tests(tests, setup, teardown);
