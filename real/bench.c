@@ -32,7 +32,7 @@ static void help(void)
            "  -w, --warmup N    untimed iterations first (default 5)\n"
            "  -c, --check 0|1   check the results (default 1)\n"
            "  -d, --datatype T  %s (default float32)\n"
-           "  -o, --op OP       sum (default), prod, min, max, avg\n"
+           "  -o, --op OP       %s (default sum; each on the types MPI defines it for)\n"
            "  -a, --average A   time reported: 0 rank 0, 1 average (default), 2 minimum, 3 maximum over ranks\n"
            "  --topo T          rank grid (default: the job's nodes, ranks per node x nodes when every node has\n"
            "                    as many and ranks go node by node, else P, a flat ring)\n"
@@ -46,7 +46,7 @@ static void help(void)
            "  --device D        host (default) or cuda: buffers in GPU memory (CUDA builds), staged through pinned\n"
            "                    host memory piece by piece\n"
            "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n",
-           mring_dtype_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING));
+           mring_dtype_list(), mring_redop_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING));
 }
 
 static void finalize_hook(int status)

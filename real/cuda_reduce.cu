@@ -27,13 +27,27 @@ template <typename T> __device__ T fmax_nan(T a, T b)
     return a > b ? a : b;
 }
 
+// sum and prod whose result does not depend on the operands' order when both are NaN: the one first in
+// byte order, quieted, as on the host (model/core/reduce.c pick_nan).
+template <typename C> __device__ C pick_nan(C x, C y, C r)
+{
+    if (r == r || x == x || y == y)
+        return r;
+    const unsigned char *a = (const unsigned char *)&x, *b = (const unsigned char *)&y;
+    int order = 0;
+    for (unsigned i = 0; i < sizeof(C) && order == 0; i++)
+        order = (int)a[i] - (int)b[i];
+    C p = order > 0 ? x : y;
+    return p + p;
+}
+
 template <typename C> __device__ C apply(C x, C y, int op)
 {
     switch (op) {
-    case PROD: return x * y;
+    case PROD: return pick_nan<C>(x, y, (C)(x * y));
     case MIN: return fmin_nan(x, y);
     case MAX: return fmax_nan(x, y);
-    default: return x + y;
+    default: return pick_nan<C>(x, y, (C)(x + y));
     }
 }
 

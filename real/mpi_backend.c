@@ -240,9 +240,17 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
         free(c);
         return MPI_ERR_ARG;
     }
+    /* private copies of comm: by split, not dup, which would run the caller's attribute copy callbacks */
     c->ncomms = (mring_config_nstreams(&c->cfg) + STREAMS_PER_COMM - 1) / STREAMS_PER_COMM;
     for (int i = 0; i < c->ncomms; i++)
-        MPI_Comm_dup(comm, &c->comms[i]);
+        if (MPI_Comm_split(comm, 0, c->rank, &c->comms[i]) != MPI_SUCCESS) {
+            snprintf(err, errlen, "MPI_Comm_split of a communicator of %d ranks failed (no communicator left?)",
+                     c->size);
+            while (i-- > 0)
+                MPI_Comm_free(&c->comms[i]);
+            free(c);
+            return MPI_ERR_COMM;
+        }
     c->timeout_s = timeout_s;
     c->max_message = INT32_MAX;
     c->sched_count = -1;

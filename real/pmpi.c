@@ -30,6 +30,7 @@
 #include "tuning.h"
 #include "units.h"
 
+#include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@
 /* A communicator's state lives in an attribute of it (MPI attribute caching), so it goes away with
  * it: a later communicator that reuses the same handle value starts afresh. */
 #define MAX_CTX 8
+#define MAX_CTX_S "8"
 
 typedef struct comm_state {
     mring_topo_t topo; /* the communicator's own grid (mring_comm_topo), read at its first call */
@@ -49,8 +51,9 @@ static int keyval = MPI_KEYVAL_INVALID;
 static double timeout_s; /* MRING_TIMEOUT; 0 = none */
 
 /* Why calls pass to MPI's own allreduce, counted for MRING_PMPI_STATS. */
-enum { PASS_INTER, PASS_COUNT, PASS_TYPE, PASS_OP, PASS_CONFIG, PASS_CONTEXT, NPASS };
+enum { PASS_ARGS, PASS_INTER, PASS_COUNT, PASS_TYPE, PASS_OP, PASS_CONFIG, PASS_CONTEXT, NPASS };
 static const char *const pass_why[NPASS] = {
+    "arguments MPI refuses (MPI_COMM_NULL, a NULL or aliased buffer: MPI's own error)",
     "an inter-communicator",
     "a negative count",
     "a datatype mring does not reduce",
@@ -214,8 +217,12 @@ static comm_state_t *comm_state(MPI_Comm comm)
         return NULL;
     arrive_or_abort(comm, "the first call");
     if ((rc = mring_comm_topo(comm, &cs->topo, err, sizeof err)) != MPI_SUCCESS) {
+        char why[400];
         PMPI_Comm_size(comm, &P);
-        mring_abort_job("mring-pmpi: MPI_Allreduce, first call on a communicator of %d ranks: %s; aborting", P, err);
+        snprintf(why, sizeof why, "a communicator of %d ranks: %s; its calls use MPI's own allreduce", P, err);
+        say_once(why);
+        free(cs);
+        return NULL;
     }
     PMPI_Comm_set_attr(comm, keyval, cs);
     return cs;
@@ -227,8 +234,11 @@ static mring_ctx_t *context(MPI_Comm comm, comm_state_t *cs, const mring_config_
     for (int i = 0; i < cs->n; i++)
         if (mring_config_equal(mring_ctx_config(cs->ctx[i]), c))
             return cs->ctx[i];
-    if (cs->n == MAX_CTX)
+    if (cs->n == MAX_CTX) {
+        say_once("more than " MAX_CTX_S " configurations on one communicator; calls with the others use MPI's own "
+                 "allreduce");
         return NULL;
+    }
     arrive_or_abort(comm, "the first call with this configuration");
     if (mring_ctx_create(comm, c, timeout_s, &cs->ctx[cs->n], err, sizeof err) != MPI_SUCCESS)
         return NULL;
@@ -237,13 +247,16 @@ static mring_ctx_t *context(MPI_Comm comm, comm_state_t *cs, const mring_config_
 
 /* Why this call cannot go through mring (an index of pass_why), or -1 with *ctx, *t, *o and *n (mring's
  * element count) set. */
-static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx_t **ctx, mring_dtype_t *t,
-                 mring_redop_t *o, int64_t *n, mring_config_t *c)
+static int route(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                 mring_ctx_t **ctx, mring_dtype_t *t, mring_redop_t *o, int64_t *n, mring_config_t *c,
+                 MPI_Datatype *base)
 {
     comm_state_t *cs;
     int64_t per;
     unsigned mpi_ops;
     int inter = 0, P;
+    if (comm == MPI_COMM_NULL || (count > 0 && (!recvbuf || sendbuf == recvbuf)))
+        return PASS_ARGS;
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)
         return PASS_INTER;
@@ -253,11 +266,11 @@ static int route(int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm, mring_ctx
         return PASS_CONTEXT;
     if (count < 0)
         return PASS_COUNT;
-    if (mring_pmpi_type(dt, t, &per, &mpi_ops))
+    if (mring_pmpi_type(dt, t, &per, &mpi_ops, base))
         return PASS_TYPE;
+    *n = (int64_t)count * per;
     if (map_op(op, o) || !(mpi_ops >> *o & 1) || !mring_op_valid(*t, *o))
         return PASS_OP;
-    *n = (int64_t)count * per;
     PMPI_Comm_size(comm, &P);
     if (configure(P, &cs->topo, *n * (int64_t)mring_dtype_size(*t), mring_dtype_size(*t), c))
         return PASS_CONFIG;
@@ -279,8 +292,11 @@ static int fail(MPI_Comm comm, int rc, int64_t n, mring_dtype_t t, mring_redop_t
     char msg[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     int cls = MPI_ERR_OTHER;
+    /* MPICH's text for this class speaks of MPI_Alloc_mem: ours in the fatal line.  (A code of our own
+     * with MPI_Add_error_code under this predefined class gets MPICH's class text and a stray error
+     * stack from MPI_Error_string, so MPI_ERRORS_RETURN and handlers get MPICH's code.) */
     PMPI_Error_class(rc, &cls);
-    if (cls == MPI_ERR_NO_MEM) /* MPICH's text for this class speaks of MPI_Alloc_mem */
+    if (cls == MPI_ERR_NO_MEM)
         snprintf(msg, sizeof msg, "out of memory for the schedule or its scratch space");
     else if (cls == MPI_ERR_TYPE)
         snprintf(msg, sizeof msg, "%s has no kernel on device buffers", mring_dtype_name(t));
@@ -303,9 +319,12 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
     mring_config_t c;
     mring_ctx_t *ctx = NULL;
     int64_t n = 0;
-    int why = route(count, dt, op, comm, &ctx, &t, &o, &n, &c);
+    MPI_Datatype base = MPI_DATATYPE_NULL;
+    int why = route(sendbuf, recvbuf, count, dt, op, comm, &ctx, &t, &o, &n, &c, &base);
     if (why >= 0) {
         passed[why]++;
+        if (why >= PASS_CONFIG && base != dt && n <= INT_MAX) /* a derived type MPICH would refuse */
+            return PMPI_Allreduce(sendbuf, recvbuf, (int)n, base, op, comm);
         return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
     }
     through++;

@@ -118,7 +118,7 @@ static void release(MPI_Datatype dt)
         PMPI_Type_free(&dt);
 }
 
-int mring_pmpi_type(MPI_Datatype dt, mring_dtype_t *t, int64_t *per_element, unsigned *mpi_ops)
+int mring_pmpi_type(MPI_Datatype dt, mring_dtype_t *t, int64_t *per_element, unsigned *mpi_ops, MPI_Datatype *base_dt)
 {
     int size, rc = -1, depth = 0;
     int64_t n = 1;
@@ -142,6 +142,7 @@ int mring_pmpi_type(MPI_Datatype dt, mring_dtype_t *t, int64_t *per_element, uns
         (base.g == G_PAIR || (size_t)size == mring_dtype_size(*t) || base.g == G_LDOUBLE)) {
         *per_element = n;
         *mpi_ops = group_ops[base.g];
+        *base_dt = base.dt;
         rc = 0;
     }
     if (cur != dt)

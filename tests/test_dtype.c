@@ -150,6 +150,26 @@ static void maxloc_minloc(void **state)
     assert_true(f[0].v == 2 && f[0].i == 3);
 }
 
+/* Two NaNs of different sign and payload: sum and prod give the same bits in either order. */
+static void nan_sum_order_free(void **state)
+{
+    static const uint32_t na = 0x7fc00001u, nb = 0xffc00002u;
+    (void)state;
+    for (int op = MRING_SUM; op <= MRING_PROD; op++) {
+        float x[300], y[300], u[300], v[300];
+        for (int i = 0; i < 300; i++)
+            x[i] = y[i] = (float)i;
+        memcpy(&x[280], &na, 4); /* in the second block of 256 */
+        memcpy(&y[280], &nb, 4);
+        memcpy(u, x, sizeof x);
+        memcpy(v, x, sizeof x);
+        mring_reduce(u, y, 300, MRING_FLOAT32, (mring_redop_t)op, 0); /* x op y */
+        mring_reduce(v, y, 300, MRING_FLOAT32, (mring_redop_t)op, 1); /* y op x */
+        assert_memory_equal(u, v, sizeof u);
+        assert_true(isnan(u[280]) && u[5] == (op == MRING_SUM ? 10 : 25));
+    }
+}
+
 static void long_double_padding(void **state)
 {
     long double a[2], b[2];
@@ -174,7 +194,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valid_pairs),   cmocka_unit_test(names),         cmocka_unit_test(integers_wrap),
         cmocka_unit_test(logical_and_bitwise), cmocka_unit_test(complex_ops), cmocka_unit_test(maxloc_minloc),
-        cmocka_unit_test(long_double_padding),
+        cmocka_unit_test(nan_sum_order_free), cmocka_unit_test(long_double_padding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

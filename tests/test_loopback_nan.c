@@ -51,6 +51,18 @@ static void test_nan_minmax(void **state)
     sweep_all_algos("nan min/max", &w);
 }
 
+/* sum and prod: a NaN on one rank, or NaNs of different sign and payload on two, come out as a NaN
+ * with the same bits on every rank, also where every rank computes the result itself (rd): the
+ * kernels pick between two NaN operands by a rule that does not depend on their order (dtype.h). */
+static void test_nan_sum_prod(void **state)
+{
+    static const int64_t counts[] = {1, 5, 37};
+    const sweep_t w = {small_topos, 8, rings12, 2, seg0, 1, FLOAT_TYPES, 1u << MRING_SUM | 1u << MRING_PROD,
+                       counts, 3, nan_case};
+    (void)state;
+    sweep_all_algos("nan sum/prod", &w);
+}
+
 /* -0 and +0: element i has -0 on a pattern of ranks; min gives -0 if any rank has -0,
  * max +0 if any has +0, sum and avg -0 only if all do, prod -0 if an odd number do. */
 static void zero_case(spec_t *s)
@@ -87,6 +99,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nan_minmax),
+        cmocka_unit_test(test_nan_sum_prod),
         cmocka_unit_test(test_signed_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

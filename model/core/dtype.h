@@ -19,7 +19,9 @@
  *                         index; values that do not compare (NaN) keep the left operand's value,
  *                         with the smaller index)
  * avg reduces as sum and is scaled by 1/P once, at the end (integers: truncating division).  min and
- * max propagate NaN, and treat -0 < +0, so that a op b == b op a bit for bit.  float16 and bfloat16
+ * max propagate NaN, and treat -0 < +0, so that a op b == b op a bit for bit; sum and prod of two NaNs
+ * give the one first in byte order, quieted, not the hardware's first operand, so that a op b == b op a
+ * there too (every rank of recursive doubling computes the result itself).  float16 and bfloat16
  * are computed through float32 and rounded back (round to nearest even), as NCCL does.  Integer sum
  * and prod wrap modulo 2^bits.  A reduced element of a type with padding (longdouble, pairs) has
  * its padding bytes zeroed, so results are identical bit for bit on every rank.

@@ -35,6 +35,25 @@ FP_MINMAX(l, long double)
 #define LD_VALUE_BYTES sizeof(long double)
 #endif
 
+/* sum and prod on floating point, with a result that does not depend on the operands' order: the
+ * hardware returns the first operand's NaN when both are NaN (x86 SSE and x87 alike), and a compiler
+ * may swap the operands of x + y, so where every rank computes a sum itself (recursive doubling)
+ * NaNs of different payloads would differ between ranks.  Both NaN: the one first in byte order,
+ * quieted (p + p).  One NaN, or an invalid operation (inf - inf), is already order-free. */
+#define FP_ARITH(SUF, T, BYTES)                                                                   \
+    static inline T pick_nan##SUF(T x, T y, T r)                                                  \
+    {                                                                                             \
+        if (r == r || x == x || y == y)                                                           \
+            return r;                                                                             \
+        T p = memcmp(&x, &y, BYTES) > 0 ? x : y;                                                  \
+        return p + p;                                                                             \
+    }                                                                                             \
+    static inline T add##SUF(T x, T y) { return pick_nan##SUF(x, y, x + y); }                     \
+    static inline T mul##SUF(T x, T y) { return pick_nan##SUF(x, y, x * y); }
+FP_ARITH(f, float, sizeof(float))
+FP_ARITH(, double, sizeof(double))
+FP_ARITH(l, long double, LD_VALUE_BYTES)
+
 /* Store v with its padding bytes zeroed, so that every rank's result has the same bits. */
 static inline void store_ld(long double *p, long double v)
 {
@@ -62,6 +81,37 @@ static inline void store_ld(long double *p, long double v)
             }                                                                                     \
     } while (0)
 #define LOOP(T, EXPR) LOOP_SET(T, STORE, EXPR)
+
+/* sum or prod (OP: + or *) of float or double, at full speed: each block of 256 results is computed
+ * into a buffer; a block without a NaN result (pick_nan cannot apply) is stored as it is, one with a
+ * NaN is computed again by the SLOW function per element (dst is still unchanged then). */
+#define LOOP_ARITH(T, OP, SLOW)                                                                   \
+    do {                                                                                          \
+        T *d_ = (T *)dst, r_[256];                                                                \
+        const T *s_ = (const T *)src;                                                             \
+        for (size_t b0 = 0; b0 < count; b0 += 256) {                                              \
+            size_t n_ = count - b0 < 256 ? count - b0 : 256;                                      \
+            int nan_ = 0;                                                                         \
+            for (size_t i = 0; i < n_; i++) {                                                     \
+                r_[i] = d_[b0 + i] OP s_[b0 + i];                                                 \
+                nan_ |= r_[i] != r_[i];                                                           \
+            }                                                                                     \
+            if (!nan_)                                                                            \
+                memcpy(d_ + b0, r_, n_ * sizeof(T));                                              \
+            else                                                                                  \
+                for (size_t i = b0; i < b0 + n_; i++)                                             \
+                    d_[i] = src_first ? SLOW(s_[i], d_[i]) : SLOW(d_[i], s_[i]);                  \
+        }                                                                                         \
+    } while (0)
+
+/* float32 and float64: sum and prod through LOOP_ARITH, min and max as FLOAT_OPS */
+#define FAST_FLOAT_OPS(T, SUF)                                                                    \
+    switch (op) {                                                                                 \
+    case MRING_SUM:                                                                               \
+    case MRING_AVG: LOOP_ARITH(T, +, add##SUF); break;                                            \
+    case MRING_PROD: LOOP_ARITH(T, *, mul##SUF); break;                                           \
+    default: FLOAT_OPS(LOOP, SUF, T) break;                                                       \
+    }
 #define LOOP_LD(T, EXPR) LOOP_SET(T, store_ld, EXPR)
 
 #define LOOP16(TOF, FROMF, EXPR)                                                                  \
@@ -75,14 +125,14 @@ static inline void store_ld(long double *p, long double v)
         }                                                                                         \
     } while (0)
 
-/* Real types: LOOPM(args..., expression); MINF/MAXF name the type's min/max. */
-#define FLOAT_OPS(LOOPM, MINF, MAXF, ...)                                                         \
+/* Real types: LOOPM(args..., expression); SUF names the type's add, mul, min and max (f, none, l). */
+#define FLOAT_OPS(LOOPM, SUF, ...)                                                                \
     switch (op) {                                                                                 \
     case MRING_SUM:                                                                               \
-    case MRING_AVG: LOOPM(__VA_ARGS__, x + y); break;                                             \
-    case MRING_PROD: LOOPM(__VA_ARGS__, x * y); break;                                            \
-    case MRING_MIN: LOOPM(__VA_ARGS__, MINF(x, y)); break;                                        \
-    case MRING_MAX: LOOPM(__VA_ARGS__, MAXF(x, y)); break;                                        \
+    case MRING_AVG: LOOPM(__VA_ARGS__, add##SUF(x, y)); break;                                    \
+    case MRING_PROD: LOOPM(__VA_ARGS__, mul##SUF(x, y)); break;                                   \
+    case MRING_MIN: LOOPM(__VA_ARGS__, fp_min##SUF(x, y)); break;                                 \
+    case MRING_MAX: LOOPM(__VA_ARGS__, fp_max##SUF(x, y)); break;                                 \
     default: break;                                                                               \
     }
 
@@ -161,11 +211,11 @@ void mring_reduce(void *dst, const void *src, size_t count, mring_dtype_t t, mri
     if (!mring_op_valid(t, op))
         return;
     switch (t) {
-    case MRING_FLOAT32: FLOAT_OPS(LOOP, fp_minf, fp_maxf, float) break;
-    case MRING_FLOAT64: FLOAT_OPS(LOOP, fp_min, fp_max, double) break;
-    case MRING_LONGDOUBLE: FLOAT_OPS(LOOP_LD, fp_minl, fp_maxl, long double) break;
-    case MRING_FLOAT16: FLOAT_OPS(LOOP16, fp_minf, fp_maxf, mring_f16_to_float, mring_float_to_f16) break;
-    case MRING_BFLOAT16: FLOAT_OPS(LOOP16, fp_minf, fp_maxf, mring_bf16_to_float, mring_float_to_bf16) break;
+    case MRING_FLOAT32: FAST_FLOAT_OPS(float, f) break;
+    case MRING_FLOAT64: FAST_FLOAT_OPS(double, ) break;
+    case MRING_LONGDOUBLE: FLOAT_OPS(LOOP_LD, l, long double) break;
+    case MRING_FLOAT16: FLOAT_OPS(LOOP16, f, mring_f16_to_float, mring_float_to_f16) break;
+    case MRING_BFLOAT16: FLOAT_OPS(LOOP16, f, mring_bf16_to_float, mring_float_to_bf16) break;
     case MRING_INT8: INT_OPS(int8_t, unsigned) break;
     case MRING_UINT8: INT_OPS(uint8_t, unsigned) break;
     case MRING_BOOL: INT_OPS(uint8_t, unsigned) break; /* only the logical ops are valid */
