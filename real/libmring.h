@@ -2,7 +2,7 @@
  * libmring.h - multi-ring allreduce on MPI processes: the real executor's C API.
  *
  * The same schedules as the model and the simulator (model/algo.h) run through the same
- * interpreter (model/interp.h) over MPI_Isend/MPI_Irecv on a private duplicate of the caller's
+ * interpreter (model/interp.h) over MPI_Isend/MPI_Irecv on a private copy (MPI_Comm_split) of the caller's
  * communicator, with host reduction kernels (model/dtype.h), or CUDA kernels for device buffers in a
  * build with CUDA (see mring_ctx_set_cuda_aware).
  *

@@ -17,7 +17,7 @@
 #define STREAMS_PER_COMM 16 /* stream bits that fit in MPI_TAG_UB (2^28 - 1 in MPICH 4) with our tags */
 
 struct mring_ctx {
-    MPI_Comm comms[MRING_MAX_RINGS / STREAMS_PER_COMM]; /* private duplicates: stream j uses comms[j / 16] */
+    MPI_Comm comms[MRING_MAX_RINGS / STREAMS_PER_COMM]; /* private copies: stream j uses comms[j / 16] */
     int ncomms, rank, size;
     mring_config_t cfg;
     double timeout_s;
