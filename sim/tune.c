@@ -203,9 +203,9 @@ static int simulate(mring_tune_t *t, mring_config_t *c, mring_call_t k, double *
     return rc;
 }
 
-/* Indices to simulate: the best 2 by the model on two different topologies (near-twins on one grid,
- * e.g. halving then doubling or then a ring across its last dimension of 2, would take both places
- * when the model overrates that grid), the three baselines (flat ring, rabenseifner and the
+/* Indices to simulate: the best 2 by the model, and when both are on one topology the model's best on
+ * another too (near-twins on one grid, e.g. halving then doubling or then a ring across its last
+ * dimension of 2, take both places when the model overrates that grid), the three baselines (flat ring, rabenseifner and the
  * default, multiring on the natural grid with one ring), and with every_algo the best of each
  * algorithm (the model's latency ranking is least sure for small sizes, where that is cheap).  So the
  * pick is never slower in simulation than the default configuration. */
@@ -218,18 +218,16 @@ static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_alg
     for (int b = 0; b < 3; b++)
         if (base[b] >= 0)
             pick[n++] = base[b];
-    for (int i = 0, nmodel = 0, topo0 = -1; i < t->ncands; i++) {
+    for (int i = 0, other = 0; i < t->ncands; i++) {
         int k = order[i], a = t->cands[k].c.algo, topo = t->cands[k].topo;
-        int by_model = nmodel < 2 && topo != topo0, take = all || by_model || (every_algo && !seen[a]);
+        int by_model = i < 2 || (!other && topo != t->cands[order[0]].topo);
+        int take = all || by_model || (every_algo && !seen[a]);
         seen[a] = 1;
+        other |= i > 0 && topo != t->cands[order[0]].topo;
         for (int j = 0; j < n && take; j++)
             take = pick[j] != k;
         if (take)
             pick[n++] = k;
-        if (by_model) {
-            topo0 = topo;
-            nmodel++;
-        }
     }
     return n;
 }

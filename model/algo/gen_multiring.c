@@ -322,12 +322,16 @@ static int dim_algo_mixes(const mring_topo_t *topo, mring_config_t *c, mring_can
         return 0;
     }
     for (int m = 1; m < n; m++) { /* m in base 3: one digit per dimension; 0 = all rings, skipped */
-        int pof2_ok = 1;
+        int ok = 1;
         for (int i = 0, x = m; i < topo->ndims; i++, x /= 3) {
+            int d = topo->dims[i];
             c->dim_algo[i] = algos[x % 3];
-            pof2_ok &= x % 3 == 0 || !(topo->dims[i] & (topo->dims[i] - 1));
+            /* halving and doubling on powers of two; not where they are a ring under another name (a
+             * dimension of 1 moves nothing; on 2, halving is the ring's two exchanges): twins would
+             * crowd the model's shortlist */
+            ok &= x % 3 == 0 || (!(d & (d - 1)) && d > 1 && (x % 3 == 2 || d > 2));
         }
-        if (pof2_ok && s->add(s, c))
+        if (ok && s->add(s, c))
             return -1;
     }
     return 0;
