@@ -25,6 +25,7 @@
  * prints, at MPI_Finalize on rank 0, how many calls went through mring and how many passed through
  * (per reason), and how many ran with each configuration (as `mring simulate` flags).
  */
+#include "gen.h"
 #include "libmring.h"
 #include "pmpi_types.h"
 #include "tuning.h"
@@ -144,10 +145,7 @@ static void read_env(void)
  * Rabenseifner's reduce-scatter + allgather. */
 static const char *flat_algo(int P, int64_t bytes, size_t elsize)
 {
-    int pof2 = 1;
-    while (pof2 * 2 <= P)
-        pof2 *= 2;
-    return bytes <= 2048 || bytes / (int64_t)elsize < pof2 ? "rd" : "rabenseifner";
+    return bytes <= 2048 || bytes / (int64_t)elsize < mring_pof2_floor(P) ? "rd" : "rabenseifner";
 }
 
 /* The configuration for a call of `bytes` on a communicator of P ranks whose own grid is `own`: the

@@ -10,6 +10,7 @@
  * MPICH's MPII_F_TRUE).  A contiguous derived type (or a duplicate) of such a type, without holes,
  * is that many elements of it.
  */
+#include "libmring.h"
 #include "pmpi_types.h"
 
 #include <stddef.h>
@@ -61,17 +62,16 @@ static int lookup(MPI_Datatype dt, named_t *out)
         {MPI_COMPLEX16, G_COMPLEX, 0},    {MPI_CXX_FLOAT_COMPLEX, G_COMPLEX, 0},
         {MPI_CXX_DOUBLE_COMPLEX, G_COMPLEX, 0},
         {MPI_BYTE, G_BYTE, 0},
-        {MPI_FLOAT_INT, G_PAIR, MRING_FLOAT_INT}, {MPI_DOUBLE_INT, G_PAIR, MRING_DOUBLE_INT},
-        {MPI_LONG_INT, G_PAIR, MRING_LONG_INT},   {MPI_2INT, G_PAIR, MRING_2INT},
-        {MPI_SHORT_INT, G_PAIR, MRING_SHORT_INT}, {MPI_LONG_DOUBLE_INT, G_PAIR, MRING_LONGDOUBLE_INT},
-        {MPI_2REAL, G_PAIR, MRING_2FLOAT},        {MPI_2DOUBLE_PRECISION, G_PAIR, MRING_2DOUBLE},
-        {MPI_2INTEGER, G_PAIR, MRING_2INT},
+        {MPI_2INTEGER, G_PAIR, MRING_2INT}, /* the other pairs: mring_mpi_datatype's, below */
     };
     if (dt == MPI_DATATYPE_NULL)
         return 0;
     for (size_t i = 0; i < sizeof named / sizeof *named; i++)
         if (dt == named[i].dt)
             return *out = named[i], 1;
+    for (int t = 0; t < MRING_NTYPES; t++)
+        if (mring_dtype_class((mring_dtype_t)t) == MRING_CLASS_PAIR && mring_mpi_datatype((mring_dtype_t)t) == dt)
+            return *out = (named_t){dt, G_PAIR, (mring_dtype_t)t}, 1;
     return 0;
 }
 

@@ -3,11 +3,12 @@
 #include "dtype.h"
 
 #include <complex.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct {
     const char *name;
-    const char *alias;
+    const char *alias; /* nccl-tests' name, or NULL */
     size_t size;
     mring_dclass_t cls;
 } types[MRING_NTYPES] = {
@@ -17,24 +18,24 @@ static const struct {
     [MRING_BFLOAT16] = {"bfloat16", "bf16", 2, MRING_CLASS_FLOAT},
     [MRING_INT32] = {"int32", "int", 4, MRING_CLASS_INT},
     [MRING_INT64] = {"int64", "long", 8, MRING_CLASS_INT},
-    [MRING_INT8] = {"int8", "int8", 1, MRING_CLASS_INT},
-    [MRING_UINT8] = {"uint8", "uint8", 1, MRING_CLASS_UINT},
-    [MRING_INT16] = {"int16", "int16", 2, MRING_CLASS_INT},
-    [MRING_UINT16] = {"uint16", "uint16", 2, MRING_CLASS_UINT},
-    [MRING_UINT32] = {"uint32", "uint32", 4, MRING_CLASS_UINT},
-    [MRING_UINT64] = {"uint64", "uint64", 8, MRING_CLASS_UINT},
-    [MRING_BOOL] = {"bool", "bool", 1, MRING_CLASS_BOOL},
-    [MRING_COMPLEX64] = {"complex64", "complex64", sizeof(float complex), MRING_CLASS_COMPLEX},
-    [MRING_COMPLEX128] = {"complex128", "complex128", sizeof(double complex), MRING_CLASS_COMPLEX},
-    [MRING_LONGDOUBLE] = {"longdouble", "longdouble", sizeof(long double), MRING_CLASS_FLOAT},
-    [MRING_FLOAT_INT] = {"float_int", "float_int", sizeof(mring_float_int_t), MRING_CLASS_PAIR},
-    [MRING_DOUBLE_INT] = {"double_int", "double_int", sizeof(mring_double_int_t), MRING_CLASS_PAIR},
-    [MRING_LONG_INT] = {"long_int", "long_int", sizeof(mring_long_int_t), MRING_CLASS_PAIR},
-    [MRING_2INT] = {"2int", "2int", sizeof(mring_2int_t), MRING_CLASS_PAIR},
-    [MRING_SHORT_INT] = {"short_int", "short_int", sizeof(mring_short_int_t), MRING_CLASS_PAIR},
-    [MRING_LONGDOUBLE_INT] = {"longdouble_int", "longdouble_int", sizeof(mring_longdouble_int_t), MRING_CLASS_PAIR},
-    [MRING_2FLOAT] = {"2float", "2float", sizeof(mring_2float_t), MRING_CLASS_PAIR},
-    [MRING_2DOUBLE] = {"2double", "2double", sizeof(mring_2double_t), MRING_CLASS_PAIR},
+    [MRING_INT8] = {"int8", NULL, 1, MRING_CLASS_INT},
+    [MRING_UINT8] = {"uint8", NULL, 1, MRING_CLASS_UINT},
+    [MRING_INT16] = {"int16", NULL, 2, MRING_CLASS_INT},
+    [MRING_UINT16] = {"uint16", NULL, 2, MRING_CLASS_UINT},
+    [MRING_UINT32] = {"uint32", NULL, 4, MRING_CLASS_UINT},
+    [MRING_UINT64] = {"uint64", NULL, 8, MRING_CLASS_UINT},
+    [MRING_BOOL] = {"bool", NULL, 1, MRING_CLASS_BOOL},
+    [MRING_COMPLEX64] = {"complex64", NULL, sizeof(float complex), MRING_CLASS_COMPLEX},
+    [MRING_COMPLEX128] = {"complex128", NULL, sizeof(double complex), MRING_CLASS_COMPLEX},
+    [MRING_LONGDOUBLE] = {"longdouble", NULL, sizeof(long double), MRING_CLASS_FLOAT},
+    [MRING_FLOAT_INT] = {"float_int", NULL, sizeof(mring_float_int_t), MRING_CLASS_PAIR},
+    [MRING_DOUBLE_INT] = {"double_int", NULL, sizeof(mring_double_int_t), MRING_CLASS_PAIR},
+    [MRING_LONG_INT] = {"long_int", NULL, sizeof(mring_long_int_t), MRING_CLASS_PAIR},
+    [MRING_2INT] = {"2int", NULL, sizeof(mring_2int_t), MRING_CLASS_PAIR},
+    [MRING_SHORT_INT] = {"short_int", NULL, sizeof(mring_short_int_t), MRING_CLASS_PAIR},
+    [MRING_LONGDOUBLE_INT] = {"longdouble_int", NULL, sizeof(mring_longdouble_int_t), MRING_CLASS_PAIR},
+    [MRING_2FLOAT] = {"2float", NULL, sizeof(mring_2float_t), MRING_CLASS_PAIR},
+    [MRING_2DOUBLE] = {"2double", NULL, sizeof(mring_2double_t), MRING_CLASS_PAIR},
 };
 
 /* per op: its name, the classes it is defined on (bit mask over mring_dclass_t), and those in words */
@@ -69,18 +70,28 @@ int mring_op_valid(mring_dtype_t t, mring_redop_t op)
 {
     return (unsigned)t < MRING_NTYPES && (unsigned)op < MRING_NOPS && (ops[op].classes >> types[t].cls & 1);
 }
+/* "name (alias), ..." of the table, built once */
 const char *mring_dtype_list(void)
 {
-    return "float32 (float), float64 (double), float16 (half), bfloat16, int32 (int), int64, int8, uint8, int16, "
-           "uint16, uint32, uint64, bool, complex64, complex128, longdouble, float_int, double_int, long_int, "
-           "2int, short_int, longdouble_int, 2float, 2double";
+    static char list[512];
+    for (int i = 0, built = list[0] != 0; !built && i < MRING_NTYPES; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s%s%s%s", i ? ", " : "", types[i].name,
+                 types[i].alias ? " (" : "", types[i].alias ? types[i].alias : "", types[i].alias ? ")" : "");
+    return list;
 }
-const char *mring_redop_list(void) { return "sum, prod, min, max, avg, land, lor, lxor, band, bor, bxor, maxloc, minloc"; }
+
+const char *mring_redop_list(void)
+{
+    static char list[256];
+    for (int i = 0, built = list[0] != 0; !built && i < MRING_NOPS; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", ops[i].name);
+    return list;
+}
 
 int mring_dtype_parse(const char *s, mring_dtype_t *t)
 {
     for (int i = 0; i < MRING_NTYPES; i++)
-        if (!strcmp(s, types[i].name) || !strcmp(s, types[i].alias)) {
+        if (!strcmp(s, types[i].name) || (types[i].alias && !strcmp(s, types[i].alias))) {
             *t = (mring_dtype_t)i;
             return 0;
         }

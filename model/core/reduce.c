@@ -81,10 +81,12 @@ static inline void store_ld(long double *p, long double v)
             }                                                                                     \
     } while (0)
 #define LOOP(T, EXPR) LOOP_SET(T, STORE, EXPR)
+#define LOOP_LD(T, EXPR) LOOP_SET(T, store_ld, EXPR)
 
 /* sum or prod (OP: + or *) of float or double, at full speed: each block of 256 results is computed
- * into a buffer; a block without a NaN result (pick_nan cannot apply) is stored as it is, one with a
- * NaN is computed again by the SLOW function per element (dst is still unchanged then). */
+ * into a buffer in one order (without a NaN, IEEE sum and product do not depend on it); a block
+ * without a NaN result is stored as it is, one with a NaN is computed again by the SLOW function per
+ * element, in the order src_first says (dst is still unchanged then). */
 #define LOOP_ARITH(T, OP, SLOW)                                                                   \
     do {                                                                                          \
         T *d_ = (T *)dst, r_[256];                                                                \
@@ -110,9 +112,8 @@ static inline void store_ld(long double *p, long double v)
     case MRING_SUM:                                                                               \
     case MRING_AVG: LOOP_ARITH(T, +, add##SUF); break;                                            \
     case MRING_PROD: LOOP_ARITH(T, *, mul##SUF); break;                                           \
-    default: FLOAT_OPS(LOOP, SUF, T) break;                                                       \
+    default: FLOAT_OPS(LOOP, SUF, T) break; /* min, max */                                        \
     }
-#define LOOP_LD(T, EXPR) LOOP_SET(T, store_ld, EXPR)
 
 #define LOOP16(TOF, FROMF, EXPR)                                                                  \
     do {                                                                                          \
