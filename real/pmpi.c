@@ -244,7 +244,8 @@ static mring_ctx_t *context(MPI_Comm comm, comm_state_t *cs, const mring_config_
 }
 
 /* Why this call cannot go through mring (an index of pass_why), or -1 with *ctx, *t, *o and *n (mring's
- * element count) set. */
+ * element count) set.  *base and *n: the predefined type dt is made of and the count of it, when type
+ * and op are mring's (a call passed to MPI for a later reason goes as those). */
 static int route(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                  mring_ctx_t **ctx, mring_dtype_t *t, mring_redop_t *o, int64_t *n, mring_config_t *c,
                  MPI_Datatype *base)
@@ -252,6 +253,7 @@ static int route(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
     comm_state_t *cs;
     int64_t per;
     unsigned mpi_ops;
+    MPI_Datatype base_dt;
     int inter = 0, P;
     if (comm == MPI_COMM_NULL || (count > 0 && (!recvbuf || sendbuf == recvbuf)))
         return PASS_ARGS;
@@ -260,14 +262,21 @@ static int route(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
         return PASS_INTER;
     if (!env_read)
         read_env();
+    /* type and op first (the same on every rank), so that a call passed to MPI for any later reason
+     * can go as base elements; the reasons in the order the stats give them */
+    int typed = count >= 0 && mring_pmpi_type(dt, t, &per, &mpi_ops, &base_dt) == 0;
+    int op_ok = typed && !map_op(op, o) && (mpi_ops >> *o & 1) && mring_op_valid(*t, *o);
+    if (op_ok) {
+        *n = (int64_t)count * per;
+        *base = base_dt;
+    }
     if (!(cs = comm_state(comm))) /* before the per-call reasons: every rank reads the layout at the same call */
         return PASS_CONTEXT;
     if (count < 0)
         return PASS_COUNT;
-    if (mring_pmpi_type(dt, t, &per, &mpi_ops, base))
+    if (!typed)
         return PASS_TYPE;
-    *n = (int64_t)count * per;
-    if (map_op(op, o) || !(mpi_ops >> *o & 1) || !mring_op_valid(*t, *o))
+    if (!op_ok)
         return PASS_OP;
     PMPI_Comm_size(comm, &P);
     if (configure(P, &cs->topo, *n * (int64_t)mring_dtype_size(*t), mring_dtype_size(*t), c))
@@ -312,8 +321,8 @@ static int fail(MPI_Comm comm, int rc, int64_t n, mring_dtype_t t, mring_redop_t
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    mring_dtype_t t;
-    mring_redop_t o;
+    mring_dtype_t t = MRING_FLOAT32;
+    mring_redop_t o = MRING_SUM;
     mring_config_t c;
     mring_ctx_t *ctx = NULL;
     int64_t n = 0;
@@ -321,7 +330,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt
     int why = route(sendbuf, recvbuf, count, dt, op, comm, &ctx, &t, &o, &n, &c, &base);
     if (why >= 0) {
         passed[why]++;
-        if (why >= PASS_CONFIG && base != dt && n <= INT_MAX) /* a derived type MPICH would refuse */
+        if (base != MPI_DATATYPE_NULL && base != dt && n <= INT_MAX) /* a derived type MPICH would refuse */
             return PMPI_Allreduce(sendbuf, recvbuf, (int)n, base, op, comm);
         return PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
     }

@@ -104,6 +104,14 @@ static void sub_communicators(void **state)
              "mring-pmpi:   2 calls with --algo multiring --topo 1 --rings 1\n");
 }
 
+/* With every communicator id in use the interposer can neither read a layout nor copy a
+ * communicator: its calls go to MPI, exact, a contiguous derived type as its base type. */
+static void no_communicator_left(void **state)
+{
+    (void)state;
+    run_prog("mpi_pmpi_nocomm", 2, "", "nocomm: 0 wrong", "mring-pmpi: 0 calls through mring, 2 passed to MPI");
+}
+
 /* Reals and integers under their C, fixed-width and Fortran names, and contiguous types of them, go
  * through mring, exact; long double complex (no mring type) passes to MPI. */
 static void datatypes(void **state)
@@ -290,7 +298,7 @@ int main(void)
         cmocka_unit_test(routed),           cmocka_unit_test(ring_algorithm),
         cmocka_unit_test(topology_mismatch_uses_own_grid), cmocka_unit_test(sub_communicators),
         cmocka_unit_test(node_layouts),     cmocka_unit_test(stats_per_reason), cmocka_unit_test(datatypes),
-        cmocka_unit_test(type_op_matrix),   cmocka_unit_test(coarray_collectives),
+        cmocka_unit_test(no_communicator_left), cmocka_unit_test(type_op_matrix),   cmocka_unit_test(coarray_collectives),
         cmocka_unit_test(error_handler),
         cmocka_unit_test(timeout_names_stuck_call), cmocka_unit_test(communicator_reuse),
         cmocka_unit_test(bad_setting_is_reported), cmocka_unit_test(dim_algo),
