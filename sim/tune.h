@@ -9,10 +9,12 @@
  * ranked by the closed-form model with links taken from the platform's routes; the best two and the
  * baselines (flat ring, rabenseifner, multiring on the natural grid with one ring) are then simulated,
  * with the best of each algorithm up to 4 MiB or when a plot needs it; the two fastest, when
- * multi-dimensional, are simulated again with 1 MiB pipelining, and with 2 and 4 chunks besides where
- * they take chunks and have none; the fastest simulated configuration wins.  Where a dimension has three
+ * multi-dimensional, are simulated again with 1 MiB pieces, and then, with or without the pieces as
+ * they did better, with 2, 4, 8 and 16 chunks where they take chunks and have none; the fastest
+ * simulated configuration wins.  Where a dimension has three
  * or more rings, the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
- * --exhaustive (MRING_TUNE_EXHAUSTIVE) simulates every candidate and those variants of each instead.
+ * --exhaustive (MRING_TUNE_EXHAUSTIVE) simulates every candidate and every variant of each (pieces and
+ * chunks in all combinations) instead.
  */
 #ifndef MRING_TUNE_H
 #define MRING_TUNE_H
