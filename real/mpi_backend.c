@@ -272,7 +272,8 @@ void mring_abort_job(const char *fmt, ...)
         n = 0;
     /* the launcher forwards a rank's output asynchronously and drops what is in flight when it tears the
      * job down: seen here, 2 of 6 aborts lost all or part of it without this pause, 0 of 8 with it */
-    nanosleep(&(struct timespec){0, 300000000}, NULL);
+    struct timespec pause = {0, 300000000}; /* named: SMPI's nanosleep macro splits a compound literal */
+    nanosleep(&pause, NULL);
     PMPI_Abort(MPI_COMM_WORLD, 1); /* the whole job: MPICH's abort on a duplicate waits for the stuck peer */
     abort();
 }
