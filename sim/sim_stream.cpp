@@ -193,7 +193,7 @@ void complete(stream_ctx_t *s, req_t *r)
 // the whole route latency in turn.  2 overlaps one piece's latency with the previous piece's transfer
 // (measured on a crossbar: a 64 MiB chain in 1 MiB pieces within 10% of the model's pipelined walk,
 // test_sim.c).
-#define SEND_WINDOW 2
+#define SEND_WINDOW MRING_SEND_WINDOW
 
 int t_comm(void *ctx, const mring_op_t *op, void **out, bool is_send)
 {

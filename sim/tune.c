@@ -232,18 +232,20 @@ static int shortlist(mring_tune_t *t, const int *order, int *pick, int every_alg
     return n;
 }
 
-/* The pipelining variants of a multi-dimensional configuration c: its own segment or 1 MiB pieces (where
- * its blocks, size / dims[0], are larger than two pieces), times its own chunks or, where the algorithm
- * takes chunks and c has none, 2, 4, 8 and 16 chunks (the closed form of chunks is a pipeline bound,
- * less sure than the simulation: chunks hide the input copy).  Variant v of that space into *out;
- * returns 0 when v is past its end or is c itself, 1 otherwise. */
+/* The pipelining variants of a multi-dimensional configuration c: its own segment or 1 MiB pieces, times
+ * its own chunks or, where the algorithm takes chunks and c has none, 2, 4, 8 and 16 chunks (the closed
+ * form of chunks is a pipeline bound, less sure than the simulation: chunks hide the input copy).
+ * Pieces where c's blocks, size / dims[0], are larger than two, up to 512 MiB per rank: beyond, one
+ * simulation in pieces takes tens of seconds at 256 ranks (35 s for minsky-64 at 1 GiB) and chunks
+ * pipeline as well (there 4x4x4x4, 2 rings: 16 chunks in pieces 12.30 GB/s, 32 chunks 12.55).
+ * Variant (seg, ch) of that space into *out; returns 0 when it is not in the space or is c, else 1. */
 static const int variant_chunks[] = {1, 2, 4, 8, 16};
 enum { NCHUNKS = sizeof variant_chunks / sizeof *variant_chunks };
 
 static int variant(const mring_config_t *c, int64_t size, int seg, int ch, mring_config_t *out)
 {
     int chunkable = c->chunks <= 1 && mring_algo_gen(c->algo)->takes_chunks;
-    if (c->topo.ndims < 2 || (seg && size / c->topo.dims[0] <= 2 * (1 << 20)) || (ch && !chunkable))
+    if (c->topo.ndims < 2 || (seg && (size / c->topo.dims[0] <= 2 << 20 || size > 512 << 20)) || (ch && !chunkable))
         return 0;
     *out = *c;
     if (seg)
@@ -254,24 +256,37 @@ static int variant(const mring_config_t *c, int64_t size, int seg, int ch, mring
 }
 
 /* Simulate the pipelining variants of c (simulated in ctime seconds) into out.  Exhaustive: all of them.
- * Otherwise 1 MiB pieces, kept where they win, then every chunk count on the better of the two (DGX-1
- * one node, 512 MB: 4 rings with 1 MiB pieces and 8 chunks, 4% faster than either alone).  Returns 0,
- * or 1 with err. */
+ * Otherwise the walk: c without its chunks where it has some (simulated first), then 1 MiB pieces, kept
+ * where they win, then 2, 4, 8, 16 chunks on the better of the two while each is faster than the last
+ * (one DGX-1 node at 512 MB: 4 rings with 1 MiB pieces and 8 chunks, 4% faster than either alone,
+ * where the model ranks 16 chunks first).
+ * Returns 0, or 1 with err. */
 static int variants(mring_tune_t *t, const mring_config_t *c, double ctime, mring_call_t k, int64_t size,
                     int exhaustive, mring_tune_size_t *out, char *err, size_t errlen)
 {
-    mring_config_t v;
-    double time;
+    mring_config_t v, base = *c;
+    double time, last;
     int seg = 0;
-    if (variant(c, size, 1, 0, &v)) {
+    if (!exhaustive && base.chunks > 1) {
+        base.chunks = 1;
+        if (simulate(t, &base, k, &ctime, out, err, errlen))
+            return 1;
+    }
+    if (variant(&base, size, 1, 0, &v)) {
         if (simulate(t, &v, k, &time, out, err, errlen))
             return 1;
         seg = time < ctime;
+        ctime = seg ? time : ctime;
     }
-    for (int s = exhaustive ? 0 : seg; s <= (exhaustive ? 1 : seg); s++)
-        for (int ch = 1; ch < NCHUNKS; ch++)
-            if (variant(c, size, s, ch, &v) && simulate(t, &v, k, &time, out, err, errlen))
+    for (int s = exhaustive ? 0 : seg; s <= (exhaustive ? 1 : seg); s++) {
+        last = ctime;
+        for (int ch = 1; ch < NCHUNKS && variant(&base, size, s, ch, &v); ch++, last = time) {
+            if (simulate(t, &v, k, &time, out, err, errlen))
                 return 1;
+            if (!exhaustive && time >= last)
+                break; /* the walk stops where more chunks stop paying */
+        }
+    }
     return 0;
 }
 
@@ -294,7 +309,7 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
     sort_ctx = t;
     qsort(order, (size_t)t->ncands, sizeof *order, by_model);
     n = shortlist(t, order, pick, (t->flags & MRING_TUNE_EVERY_ALGO) || size <= (4 << 20), exhaustive);
-    mring_tune_pick_t top[2] = {{.time = 0}, {.time = 0}}; /* the two fastest simulated */
+    mring_tune_pick_t top = {.time = 0}; /* the fastest simulated */
     for (int i = 0; i < n; i++) {
         double time;
         mring_config_t c = t->cands[pick[i]].c;
@@ -305,15 +320,12 @@ int mring_tune_size(mring_tune_t *t, int64_t size, mring_tune_size_t *out, char 
             out->ring_time = time;
         if (c.algo == MRING_ALGO_RABENSEIFNER && pick[i] == find(t, MRING_ALGO_RABENSEIFNER))
             out->rabenseifner_time = time;
-        if (top[0].time == 0 || time < top[0].time) {
-            top[1] = top[0];
-            top[0] = (mring_tune_pick_t){c, time};
-        } else if (top[1].time == 0 || time < top[1].time)
-            top[1] = (mring_tune_pick_t){c, time};
+        if (top.time == 0 || time < top.time)
+            top = (mring_tune_pick_t){c, time};
     }
-    rc = 0;
-    for (int j = 0; j < 2 && !exhaustive && rc == 0; j++) /* pipelining for the two fastest */
-        rc = top[j].time > 0 ? variants(t, &top[j].c, top[j].time, k, size, 0, out, err, errlen) : 0;
+    /* the walk through pipelining from the fastest (the second fastest's walk too changed no pick on
+     * minsky-64, one DGX-1 node or the 4-node Minsky of bench_tune, and took the main job from 133 s to 256 s) */
+    rc = !exhaustive && top.time > 0 ? variants(t, &top.c, top.time, k, size, 0, out, err, errlen) : 0;
 done:
     free(order);
     free(pick);

@@ -8,10 +8,10 @@
  * grid; an algorithm that offers nothing gets 1 ring on the natural grid).  Every candidate is
  * ranked by the closed-form model with links taken from the platform's routes; the best two and the
  * baselines (flat ring, rabenseifner, multiring on the natural grid with one ring) are then simulated,
- * with the best of each algorithm up to 4 MiB or when a plot needs it; the two fastest, when
- * multi-dimensional, are simulated again with 1 MiB pieces, and then, with or without the pieces as
- * they did better, with 2, 4, 8 and 16 chunks where they take chunks and have none; the fastest
- * simulated configuration wins.  Where a dimension has three
+ * with the best of each algorithm up to 4 MiB or when a plot needs it; from the fastest, when
+ * multi-dimensional, a walk through pipelining: without its chunks if it has some, with 1 MiB pieces
+ * (up to 512 MiB per rank), and then, with or without the pieces as they did better, with 2, 4, 8 and
+ * 16 chunks while more chunks are faster; the fastest simulated configuration wins.  Where a dimension has three
  * or more rings, the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
  * --exhaustive (MRING_TUNE_EXHAUSTIVE) simulates every candidate and every variant of each (pieces and
  * chunks in all combinations) instead.

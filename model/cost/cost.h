@@ -77,6 +77,12 @@ char *mring_links_format(const mring_cost_params_t *p, char *buf, size_t len);
 /* Time of a message of `bytes` on dimension dim's link shared by m flows (seconds), on the wire: the
  * link's latency and bandwidth with the profile's factors for that size (swprof.h), without o. */
 double mring_cost_msg(const mring_cost_params_t *p, int dim, double bytes, double m);
+/* Messages of a stream to one peer on the wire at once, in issue order (the simulator's send window,
+ * sim/sim_stream.cpp, where the choice of 2 is measured; the chunked closed forms count with it). */
+#define MRING_SEND_WINDOW 2
+/* The part of mring_cost_msg that holds the link (seconds): m * bytes at the profile's bandwidth, no
+ * latency (messages in flight together overlap their latencies, not their bytes). */
+double mring_cost_msg_busy(const mring_cost_params_t *p, int dim, double bytes, double m);
 /* Time of a REDUCE (copy = 0) or COPY (copy = 1) of `bytes`, m_g streams sharing the GPU. */
 double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg, int copy);
 

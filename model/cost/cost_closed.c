@@ -5,14 +5,14 @@
 #include <string.h>
 
 int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S, const int *to,
-                    const double *bytes, const double *red, double *tmax)
+                    const double *bytes, const double *red, double *tmax, double *link, double *gpu)
 {
     int P = c->topo.nranks, nd = c->topo.ndims;
     int *port = calloc((size_t)nd * (size_t)P, sizeof *port); /* flows per (port, port group) */
     if (!port)
         return -1;
     for (int j = 0; j < S; j++)
-        tmax[j] = 0;
+        tmax[j] = link[j] = gpu[j] = 0;
     for (int f = 0; f < P * S; f++)
         if (to[f] >= 0) {
             int ld = mring_topo_link_dim(&c->topo, f / S, to[f]);
@@ -36,9 +36,14 @@ int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S
                 for (int k = 0; k < S; k++)
                     m += to[r * S + k] == to[f];
             /* o at the sender and at the receiver, each shared by the rank's flows of the step */
-            double t = 2 * flows * p->sw.o + mring_cost_msg(p, ld, bytes[f], m) + mring_cost_compute(p, red[f], mg, 0);
-            if (t > tmax[j])
-                tmax[j] = t;
+            double msg = mring_cost_msg(p, ld, bytes[f], m), busy = mring_cost_msg_busy(p, ld, bytes[f], m),
+                   host = 2 * flows * p->sw.o + mring_cost_compute(p, red[f], mg, 0), t = msg + host;
+            /* a link takes a message per its bytes' time, or per half its whole time where latency rules:
+             * two messages of a stream to one peer are in flight at once (MRING_SEND_WINDOW) */
+            busy = busy > msg / MRING_SEND_WINDOW ? busy : msg / MRING_SEND_WINDOW;
+            tmax[j] = t > tmax[j] ? t : tmax[j];
+            link[j] = busy > link[j] ? busy : link[j];
+            gpu[j] = host > gpu[j] ? host : gpu[j];
         }
     }
     free(port);
@@ -55,7 +60,11 @@ int mring_cost_flows_init(mring_flows_t *f, const mring_config_t *c, int S)
     f->red = calloc(n, sizeof *f->red);
     f->tmax = calloc((size_t)S, sizeof *f->tmax);
     f->total = calloc((size_t)S, sizeof *f->total);
-    if (!f->to || !f->bytes || !f->red || !f->tmax || !f->total) {
+    f->lmax = calloc((size_t)S, sizeof *f->lmax);
+    f->gmax = calloc((size_t)S, sizeof *f->gmax);
+    f->link = calloc((size_t)S, sizeof *f->link);
+    f->gpu = calloc((size_t)S, sizeof *f->gpu);
+    if (!f->to || !f->bytes || !f->red || !f->tmax || !f->total || !f->lmax || !f->gmax || !f->link || !f->gpu) {
         mring_cost_flows_free(f);
         return -1;
     }
@@ -74,10 +83,13 @@ void mring_cost_flows_clear(mring_flows_t *f, const mring_config_t *c)
 
 int mring_cost_flows_add(mring_flows_t *f, const mring_config_t *c, const mring_cost_params_t *p, double times)
 {
-    if (mring_cost_step(c, p, f->S, f->to, f->bytes, f->red, f->tmax))
+    if (mring_cost_step(c, p, f->S, f->to, f->bytes, f->red, f->tmax, f->lmax, f->gmax))
         return -1;
-    for (int j = 0; j < f->S; j++)
+    for (int j = 0; j < f->S; j++) {
         f->total[j] += times * f->tmax[j];
+        f->link[j] += times * f->lmax[j];
+        f->gpu[j] += times * f->gmax[j];
+    }
     mring_cost_flows_clear(f, c);
     return 0;
 }
@@ -98,5 +110,9 @@ void mring_cost_flows_free(mring_flows_t *f)
     free(f->red);
     free(f->tmax);
     free(f->total);
+    free(f->lmax);
+    free(f->gmax);
+    free(f->link);
+    free(f->gpu);
     memset(f, 0, sizeof *f);
 }

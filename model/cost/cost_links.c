@@ -85,11 +85,14 @@ int mring_links_parse(const char *s, const mring_topo_t *t, mring_cost_params_t 
     return 0;
 }
 
+double mring_cost_msg_busy(const mring_cost_params_t *p, int dim, double bytes, double m)
+{
+    return m * bytes / (mring_swprof_factor(p->sw.bw, p->sw.nbw, bytes) * p->link[dim].bw);
+}
+
 double mring_cost_msg(const mring_cost_params_t *p, int dim, double bytes, double m)
 {
-    const mring_swprof_t *sw = &p->sw;
-    double bf = mring_swprof_factor(sw->bw, sw->nbw, bytes);
-    return p->link[dim].alpha * mring_swprof_factor(sw->lat, sw->nlat, bytes) + m * bytes / (bf * p->link[dim].bw);
+    return p->link[dim].alpha * mring_swprof_factor(p->sw.lat, p->sw.nlat, bytes) + mring_cost_msg_busy(p, dim, bytes, m);
 }
 
 double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg, int copy)
