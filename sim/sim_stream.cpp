@@ -11,7 +11,7 @@
 //     start: Comm::sendto between the two hosts, the platform's route and its factors;
 //   - a receive completes o after its transfer has ended (an execution on the receiver's host);
 //   - a reduction or copy is an execution of its bytes on the rank's host;
-//   - at most SEND_WINDOW sends of a stream to one peer are on the wire, in issue order.
+//   - at most MRING_SEND_WINDOW sends of a stream to one peer are on the wire, in issue order.
 // While a stream pays o or reduces it is busy: the interpreter issues and reaps nothing for it.
 #include <simgrid/forward.h> // before the C headers: it includes C++ templates when compiled as C++
 
@@ -187,13 +187,12 @@ void complete(stream_ctx_t *s, req_t *r)
 }
 
 // Sends of a stream to the same peer go out in issue order, as messages on one connection do (an MPI or
-// NCCL channel, a TCP stream): at most SEND_WINDOW of them on the wire, the next starting when one
+// NCCL channel, a TCP stream): at most MRING_SEND_WINDOW of them on the wire, the next starting when one
 // finishes.  Without this, SimGrid would share the bandwidth among all posted pieces of a pipelined step
 // and deliver them all at its end, which is no pipeline at all; with a window of 1 every piece would pay
 // the whole route latency in turn.  2 overlaps one piece's latency with the previous piece's transfer
 // (measured on a crossbar: a 64 MiB chain in 1 MiB pieces within 10% of the model's pipelined walk,
 // test_sim.c).
-#define SEND_WINDOW MRING_SEND_WINDOW
 
 int t_comm(void *ctx, const mring_op_t *op, void **out, bool is_send)
 {
@@ -218,7 +217,7 @@ int t_comm(void *ctx, const mring_op_t *op, void **out, bool is_send)
     for (; *tail; tail = &(*tail)->next)
         busy += (*tail)->op->peer == op->peer && (*tail)->started;
     *tail = r;
-    if (busy < SEND_WINDOW)
+    if (busy < MRING_SEND_WINDOW)
         start_send(r);
     return 0;
 }

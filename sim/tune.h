@@ -11,8 +11,8 @@
  * with the best of each algorithm up to 4 MiB or when a plot needs it; from the fastest, when
  * multi-dimensional, a walk through pipelining: without its chunks if it has some, with 1 MiB pieces
  * (up to 512 MiB per rank), and then, with or without the pieces as they did better, with 2, 4, 8 and
- * 16 chunks while more chunks are faster; the fastest simulated configuration wins.  Where a dimension has three
- * or more rings, the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
+ * 16 chunks while more chunks are faster; the fastest simulated configuration wins.  Where a dimension
+ * has three or more rings, the candidate's twin on the cycles of --embed auto (sim.h) is a candidate too.
  * --exhaustive (MRING_TUNE_EXHAUSTIVE) simulates every candidate and every variant of each (pieces and
  * chunks in all combinations) instead.
  */

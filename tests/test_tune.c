@@ -249,7 +249,8 @@ static void pieces_and_chunks(void **state)
     assert_int_equal(sscanf(row, "%*s %*s %*s %*s %lf", &direct), 1); /* size, count, type, redop, time */
     assert_int_equal(table_times(a.out, &picked, 1), 1);
     if (picked > direct)
-        fail_msg("picked %.2f us is slower than --rings 4 --chunks 8 --segment 1M --embed auto (%.2f us)", picked, direct);
+        fail_msg("picked %.2f us is slower than --rings 4 --chunks 8 --segment 1M --embed auto (%.2f us)", picked,
+                 direct);
     cli_free(&a);
     cli_free(&b);
 }

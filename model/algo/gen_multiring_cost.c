@@ -85,10 +85,10 @@ double mring_multiring_closed_grid(const mring_config_t *c, mring_call_t k, cons
         }
         len = blk;
     }
-    double reductions = 0; /* one chunk's reductions on the busiest stream's rank */
+    double on_rank = 0; /* one chunk's o and reductions on the busiest stream's rank */
     for (int j = 0; j < S; j++)
-        reductions = f.gpu[j] > reductions ? f.gpu[j] : reductions;
-    bottleneck = reductions > bottleneck ? reductions : bottleneck;
+        on_rank = f.cpu[j] > on_rank ? f.cpu[j] : on_rank;
+    bottleneck = on_rank > bottleneck ? on_rank : bottleneck;
     t = C > 1 ? fill + (C - 1) * bottleneck : mring_cost_flows_result(&f);
     mring_cost_flows_free(&f);
     free(before);

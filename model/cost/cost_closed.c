@@ -5,14 +5,14 @@
 #include <string.h>
 
 int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S, const int *to,
-                    const double *bytes, const double *red, double *tmax, double *link, double *gpu)
+                    const double *bytes, const double *red, double *tmax, double *link, double *cpu)
 {
     int P = c->topo.nranks, nd = c->topo.ndims;
     int *port = calloc((size_t)nd * (size_t)P, sizeof *port); /* flows per (port, port group) */
     if (!port)
         return -1;
     for (int j = 0; j < S; j++)
-        tmax[j] = link[j] = gpu[j] = 0;
+        tmax[j] = link[j] = cpu[j] = 0;
     for (int f = 0; f < P * S; f++)
         if (to[f] >= 0) {
             int ld = mring_topo_link_dim(&c->topo, f / S, to[f]);
@@ -43,7 +43,7 @@ int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S
             busy = busy > msg / MRING_SEND_WINDOW ? busy : msg / MRING_SEND_WINDOW;
             tmax[j] = t > tmax[j] ? t : tmax[j];
             link[j] = busy > link[j] ? busy : link[j];
-            gpu[j] = host > gpu[j] ? host : gpu[j];
+            cpu[j] = host > cpu[j] ? host : cpu[j];
         }
     }
     free(port);
@@ -61,10 +61,10 @@ int mring_cost_flows_init(mring_flows_t *f, const mring_config_t *c, int S)
     f->tmax = calloc((size_t)S, sizeof *f->tmax);
     f->total = calloc((size_t)S, sizeof *f->total);
     f->lmax = calloc((size_t)S, sizeof *f->lmax);
-    f->gmax = calloc((size_t)S, sizeof *f->gmax);
+    f->cmax = calloc((size_t)S, sizeof *f->cmax);
     f->link = calloc((size_t)S, sizeof *f->link);
-    f->gpu = calloc((size_t)S, sizeof *f->gpu);
-    if (!f->to || !f->bytes || !f->red || !f->tmax || !f->total || !f->lmax || !f->gmax || !f->link || !f->gpu) {
+    f->cpu = calloc((size_t)S, sizeof *f->cpu);
+    if (!f->to || !f->bytes || !f->red || !f->tmax || !f->total || !f->lmax || !f->cmax || !f->link || !f->cpu) {
         mring_cost_flows_free(f);
         return -1;
     }
@@ -83,12 +83,12 @@ void mring_cost_flows_clear(mring_flows_t *f, const mring_config_t *c)
 
 int mring_cost_flows_add(mring_flows_t *f, const mring_config_t *c, const mring_cost_params_t *p, double times)
 {
-    if (mring_cost_step(c, p, f->S, f->to, f->bytes, f->red, f->tmax, f->lmax, f->gmax))
+    if (mring_cost_step(c, p, f->S, f->to, f->bytes, f->red, f->tmax, f->lmax, f->cmax))
         return -1;
     for (int j = 0; j < f->S; j++) {
         f->total[j] += times * f->tmax[j];
         f->link[j] += times * f->lmax[j];
-        f->gpu[j] += times * f->gmax[j];
+        f->cpu[j] += times * f->cmax[j];
     }
     mring_cost_flows_clear(f, c);
     return 0;
@@ -111,8 +111,8 @@ void mring_cost_flows_free(mring_flows_t *f)
     free(f->tmax);
     free(f->total);
     free(f->lmax);
-    free(f->gmax);
+    free(f->cmax);
     free(f->link);
-    free(f->gpu);
+    free(f->cpu);
     memset(f, 0, sizeof *f);
 }

@@ -18,18 +18,18 @@
  * carries bytes[f] and is followed by a reduction of red[f] bytes.  tmax[j] gets the
  * largest flow time of stream j over ranks; link[j] the largest time a flow of stream j holds its
  * link (its bytes at the shared bandwidth, or its whole time / MRING_SEND_WINDOW where that is more:
- * messages in flight together overlap their latencies); gpu[j] the largest time a rank spends on the
+ * messages in flight together overlap their latencies); cpu[j] the largest time a rank spends on the
  * step (its o and its reduction).  Returns 0 or -1 (no memory). */
 int mring_cost_step(const mring_config_t *c, const mring_cost_params_t *p, int S, const int *to,
-                    const double *bytes, const double *red, double *tmax, double *link, double *gpu);
+                    const double *bytes, const double *red, double *tmax, double *link, double *cpu);
 
-/* Accumulator of steps per stream: total (time), link and gpu (the occupancy sums of
- * mring_cost_step's link and gpu: what a pipeline of chunks cannot overlap on one resource). */
+/* Accumulator of steps per stream: total (time), link and cpu (the occupancy sums of
+ * mring_cost_step's link and cpu: what a pipeline of chunks cannot overlap on one resource). */
 typedef struct mring_flows {
     int S;
     int *to;
     double *bytes, *red, *tmax, *total;
-    double *lmax, *gmax, *link, *gpu;
+    double *lmax, *cmax, *link, *cpu;
 } mring_flows_t;
 
 int mring_cost_flows_init(mring_flows_t *f, const mring_config_t *c, int S);

@@ -92,7 +92,8 @@ double mring_cost_msg_busy(const mring_cost_params_t *p, int dim, double bytes, 
 
 double mring_cost_msg(const mring_cost_params_t *p, int dim, double bytes, double m)
 {
-    return p->link[dim].alpha * mring_swprof_factor(p->sw.lat, p->sw.nlat, bytes) + mring_cost_msg_busy(p, dim, bytes, m);
+    double latency = p->link[dim].alpha * mring_swprof_factor(p->sw.lat, p->sw.nlat, bytes);
+    return latency + mring_cost_msg_busy(p, dim, bytes, m);
 }
 
 double mring_cost_compute(const mring_cost_params_t *p, double bytes, double mg, int copy)
