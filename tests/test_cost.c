@@ -275,6 +275,23 @@ static void pipelining(void **state)
         fail_msg("pipelined hier took %g s; unpipelined %g s", piped, whole);
 }
 
+/* The walk keeps at most MRING_SEND_WINDOW sends of a stream to one peer in flight, as the simulator does:
+ * a flat ring of 2 ranks, 4 pieces a step, latency L = 10 us far above a piece's B = 1.024 us, free
+ * reductions.  Sends 1..4 (reduce-scatter, all ready at 0) arrive at L+B, L+2B, 2L+2B, 2L+3B (send 3 waits
+ * for send 1).  The allgather's receives overwrite what sends 1..4 read, so (ops issue in order) its sends
+ * 5..8 are issued at 2L+3B and wait for sends 3..6 in turn: 3L+4B, 3L+5B, 4L+5B, 4L+6B.  Without the window
+ * they would end at 2L+8B; the simulator, whose two messages in flight share the link, says 4L+8B. */
+static void send_window(void **state)
+{
+    mring_config_t c = config("2", MRING_ALGO_RING, 1);
+    mring_call_t k = {2048, 4}; /* 8 KiB: 4 KiB blocks in pieces of 1 KiB */
+    mring_cost_params_t p = links(&c.topo, "10us:1GBps", INFINITY);
+    double L = 10e-6, B = 1024 / 1e9;
+    (void)state;
+    c.segment = 1024;
+    assert_close(mring_cost_walk(&c, k, &p, 0), 4 * L + 6 * B, 1e-12, "2 ranks, 4 pieces a step");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,7 +300,7 @@ int main(void)
         cmocka_unit_test(nic_sharing_identity), cmocka_unit_test(textbook),
         cmocka_unit_test(bidirectional_rings),  cmocka_unit_test(flat_ring_bottleneck),
         cmocka_unit_test(closed_bounds_walk),
-        cmocka_unit_test(pipelining),
+        cmocka_unit_test(pipelining),           cmocka_unit_test(send_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,9 @@
  * the port group) and m_g the number of the rank's streams reducing in that
  * step (they share the GPU).  Pieces of one stream serialise on its share of a
  * link: a message starts when its stream's previous message on that link has
- * been transmitted, and arrives alpha later.
+ * been transmitted, and arrives alpha later; at most MRING_SEND_WINDOW messages of
+ * a stream to one peer are in flight (a send waits for the arrival of the one that
+ * many sends earlier, then pays o), as in the simulator.
  *
  * The walker (mring_cost_walk) evaluates every rank's schedule under these
  * rules as a dataflow: an op issues when the previous op of its stream has

@@ -16,6 +16,12 @@ typedef struct link_free {
     double t;
 } link_free_t;
 
+typedef struct peer_window { /* the arrivals of a stream's last MRING_SEND_WINDOW sends to one peer */
+    int peer;
+    int64_t n;
+    double done[MRING_SEND_WINDOW];
+} peer_window_t;
+
 typedef struct wstream {
     int64_t base; /* global index of op 0 */
     int64_t next;
@@ -23,6 +29,8 @@ typedef struct wstream {
     int64_t *win, nwin, capwin; /* earlier ops that may still hold back later ones */
     link_free_t *links;
     int nlinks, caplinks;
+    peer_window_t *peers;
+    int npeers, cappeers;
     int queued;
 } wstream_t;
 
@@ -154,6 +162,26 @@ static double *link_free(walk_t *w, wstream_t *st, int key)
     return &st->links[st->nlinks++].t;
 }
 
+/* The window of st's sends to peer (created empty), or NULL out of memory. */
+static peer_window_t *peer_window(walk_t *w, wstream_t *st, int peer)
+{
+    for (int i = 0; i < st->npeers; i++)
+        if (st->peers[i].peer == peer)
+            return &st->peers[i];
+    if (st->npeers == st->cappeers) {
+        int cap = st->cappeers ? 2 * st->cappeers : 4;
+        peer_window_t *v = realloc(st->peers, (size_t)cap * sizeof *v);
+        if (!v) {
+            w->oom = 1;
+            return NULL;
+        }
+        st->peers = v;
+        st->cappeers = cap;
+    }
+    st->peers[st->npeers] = (peer_window_t){.peer = peer};
+    return &st->peers[st->npeers++];
+}
+
 static int push_win(walk_t *w, wstream_t *st, int64_t k)
 {
     if (st->nwin == st->capwin) {
@@ -225,12 +253,17 @@ static void issue(walk_t *w, wstream_t *st, int r, int s, const mring_op_t *op, 
         int ld = mring_topo_link_dim(&w->c->topo, r, op->peer);
         int key = w->p->link[ld].share > 0 ? w->p->link[ld].port : MRING_MAX_DIMS + op->peer;
         double *lf = link_free(w, st, key);
-        if (!lf)
+        peer_window_t *pw = peer_window(w, st, op->peer);
+        if (!lf || !pw)
             return;
+        /* as the simulator: the send waits for the arrival of the one MRING_SEND_WINDOW sends earlier to
+         * the same peer, then pays o */
+        double *slot = &pw->done[pw->n++ % MRING_SEND_WINDOW];
         const mring_swprof_t *sw = &w->p->sw;
-        double bf = mring_swprof_factor(sw->bw, sw->nbw, bytes), start = fmax(t + sw->o * w->cpu[g], *lf);
+        double bf = mring_swprof_factor(sw->bw, sw->nbw, bytes),
+               start = fmax(fmax(t, *slot) + sw->o * w->cpu[g], *lf);
         *lf = start + w->mult[g] * bytes / (bf * w->p->link[ld].bw);
-        w->comp[g] = *lf + w->p->link[ld].alpha * mring_swprof_factor(sw->lat, sw->nlat, bytes);
+        w->comp[g] = *slot = *lf + w->p->link[ld].alpha * mring_swprof_factor(sw->lat, sw->nlat, bytes);
         post_msg(w, r, s, op, g, w->comp[g], 1);
         break;
     }
@@ -334,6 +367,7 @@ static void teardown(walk_t *w)
         for (int i = 0; i < w->P * w->S; i++) {
             free(w->ws[i].win);
             free(w->ws[i].links);
+            free(w->ws[i].peers);
         }
     if (w->chan) {
         mring_chan_foreach(w->chan, free_item, NULL);
