@@ -144,24 +144,24 @@ static void section_platform(const char *name, const char *gen, double bound, co
     unlink(plat);
 }
 
-/* D: validation/run's last measurement of the chunked multirings against the plain ones on the emulated
- * testbed (validation/results/2x2/overlap.csv, written by validation/report; it needs root and minutes, so
- * it is read here, with its date, not rerun). */
-static void section_testbed(void)
+/* D on one shape: validation/run's last measurement of the chunked multirings against the plain ones on
+ * the emulated testbed (validation/results/<shape>/overlap.csv, written by validation/report; it needs root
+ * and minutes, so it is read here, with its date, not rerun).  Adds the shape's counts to *gains, *agree and
+ * *within. */
+static void testbed_shape(const char *shape, int *gains, int *agree, int *within)
 {
     char path[PATH_MAX + 64], line[1024], date[128] = "unknown date";
-    int gains = 0, agree = 0, within = 0;
-    snprintf(path, sizeof path, "%s/validation/results/2x2/meta", root);
+    snprintf(path, sizeof path, "%s/validation/results/%s/meta", root, shape);
     FILE *f = fopen(path, "r");
     while (f && fgets(line, sizeof line, f))
         if (!strncmp(line, "date=", 5))
             snprintf(date, sizeof date, "%.*s", (int)strcspn(line + 5, "\n"), line + 5);
     if (f)
         fclose(f);
-    printf("\nD. emulated testbed: chunked multiring against plain, measured by validation/run (%s)\n", date);
-    snprintf(path, sizeof path, "%s/validation/results/2x2/overlap.csv", root);
+    printf("  %s (%s)\n", shape, date);
+    snprintf(path, sizeof path, "%s/validation/results/%s/overlap.csv", root, shape);
     if (!(f = fopen(path, "r"))) {
-        printf("  no %s: run validation/run as root\n", path);
+        printf("  no %s: run validation/run --shape %s as root\n", path, shape);
         return;
     }
     while (fgets(line, sizeof line, f)) {
@@ -172,9 +172,19 @@ static void section_testbed(void)
             continue; /* the header */
         printf("  %-50s %11lld  predicted speed-up %.3f  measured %.3f  sign %s  within 10%% %s\n", cfg, size, ps, ms,
                sign, in10);
-        gains += ps > 1, agree += !strcmp(sign, "yes"), within += !strcmp(sign, "yes") && !strcmp(in10, "yes");
+        *gains += ps > 1, *agree += !strcmp(sign, "yes"), *within += !strcmp(sign, "yes") && !strcmp(in10, "yes");
     }
     fclose(f);
+}
+
+/* D: every shape validation/run measures (validation/README.md), the predicted gains counted together. */
+static void section_testbed(void)
+{
+    static const char *const shapes[] = {"2x2", "2x4", "2x2x2"};
+    int gains = 0, agree = 0, within = 0;
+    printf("\nD. emulated testbed: chunked multiring against plain, measured by validation/run\n");
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
+        testbed_shape(shapes[i], &gains, &agree, &within);
     target("predicted gains the measurement confirms in sign (of all)", agree, gains);
     target("... and within 10% of the predicted speed-up (of all)", within, gains);
 }
