@@ -11,26 +11,22 @@
 #include <math.h>
 #include <stdlib.h>
 
-typedef struct link_free {
+/* What a stream's sends hold, by key: a link (key >= 0, a port or MRING_MAX_DIMS + peer) is free from t on;
+ * a peer's window (key -1 - peer) keeps the arrivals of the stream's last MRING_SEND_WINDOW sends to it. */
+typedef struct send_state {
     int key;
     double t;
-} link_free_t;
-
-typedef struct peer_window { /* the arrivals of a stream's last MRING_SEND_WINDOW sends to one peer */
-    int peer;
     int64_t n;
     double done[MRING_SEND_WINDOW];
-} peer_window_t;
+} send_state_t;
 
 typedef struct wstream {
     int64_t base; /* global index of op 0 */
     int64_t next;
     double last_issue, gpu_free;
     int64_t *win, nwin, capwin; /* earlier ops that may still hold back later ones */
-    link_free_t *links;
-    int nlinks, caplinks;
-    peer_window_t *peers;
-    int npeers, cappeers;
+    send_state_t *sends;
+    int nsends, capsends;
     int queued;
 } wstream_t;
 
@@ -143,43 +139,24 @@ static void enqueue(walk_t *w, int idx)
     w->qtail = (w->qtail + 1) % w->qcap;
 }
 
-static double *link_free(walk_t *w, wstream_t *st, int key)
+/* st's state for key (created empty), or NULL out of memory. */
+static send_state_t *send_state(walk_t *w, wstream_t *st, int key)
 {
-    for (int i = 0; i < st->nlinks; i++)
-        if (st->links[i].key == key)
-            return &st->links[i].t;
-    if (st->nlinks == st->caplinks) {
-        int cap = st->caplinks ? 2 * st->caplinks : 4;
-        link_free_t *l = realloc(st->links, (size_t)cap * sizeof *l);
-        if (!l) {
-            w->oom = 1;
-            return NULL;
-        }
-        st->links = l;
-        st->caplinks = cap;
-    }
-    st->links[st->nlinks] = (link_free_t){key, 0};
-    return &st->links[st->nlinks++].t;
-}
-
-/* The window of st's sends to peer (created empty), or NULL out of memory. */
-static peer_window_t *peer_window(walk_t *w, wstream_t *st, int peer)
-{
-    for (int i = 0; i < st->npeers; i++)
-        if (st->peers[i].peer == peer)
-            return &st->peers[i];
-    if (st->npeers == st->cappeers) {
-        int cap = st->cappeers ? 2 * st->cappeers : 4;
-        peer_window_t *v = realloc(st->peers, (size_t)cap * sizeof *v);
+    for (int i = 0; i < st->nsends; i++)
+        if (st->sends[i].key == key)
+            return &st->sends[i];
+    if (st->nsends == st->capsends) {
+        int cap = st->capsends ? 2 * st->capsends : 4;
+        send_state_t *v = realloc(st->sends, (size_t)cap * sizeof *v);
         if (!v) {
             w->oom = 1;
             return NULL;
         }
-        st->peers = v;
-        st->cappeers = cap;
+        st->sends = v;
+        st->capsends = cap;
     }
-    st->peers[st->npeers] = (peer_window_t){.peer = peer};
-    return &st->peers[st->npeers++];
+    st->sends[st->nsends] = (send_state_t){.key = key};
+    return &st->sends[st->nsends++];
 }
 
 static int push_win(walk_t *w, wstream_t *st, int64_t k)
@@ -252,10 +229,10 @@ static void issue(walk_t *w, wstream_t *st, int r, int s, const mring_op_t *op, 
     case MRING_OP_SEND: {
         int ld = mring_topo_link_dim(&w->c->topo, r, op->peer);
         int key = w->p->link[ld].share > 0 ? w->p->link[ld].port : MRING_MAX_DIMS + op->peer;
-        double *lf = link_free(w, st, key);
-        peer_window_t *pw = peer_window(w, st, op->peer);
-        if (!lf || !pw)
-            return;
+        if (!send_state(w, st, key) || !send_state(w, st, -1 - op->peer))
+            return; /* both made first: making one may move the other */
+        double *lf = &send_state(w, st, key)->t;
+        send_state_t *pw = send_state(w, st, -1 - op->peer);
         /* as the simulator: the send waits for the arrival of the one MRING_SEND_WINDOW sends earlier to
          * the same peer, then pays o */
         double *slot = &pw->done[pw->n++ % MRING_SEND_WINDOW];
@@ -366,8 +343,7 @@ static void teardown(walk_t *w)
     if (w->ws)
         for (int i = 0; i < w->P * w->S; i++) {
             free(w->ws[i].win);
-            free(w->ws[i].links);
-            free(w->ws[i].peers);
+            free(w->ws[i].sends);
         }
     if (w->chan) {
         mring_chan_foreach(w->chan, free_item, NULL);
