@@ -25,7 +25,9 @@
  * bandwidth intra) to the node's switch router n<k>-lo and to its NIC router n<k>-nic, so two ranks of
  * a node are joined by exactly the intra figures and a rank's port carries all its traffic; the node's
  * veth n<k>-veth (latency (inter - intra)/2 per side, bandwidth inter) from n<k>-nic to the switch, so
- * ranks of two nodes are joined by exactly the inter figures (bandwidth min(intra, inter)).  One rack.
+ * ranks of two nodes are joined by exactly the inter figures (bandwidth min(intra, inter)).  With
+ * racks, each rack's leaf reaches the spine through r<k>-uplink (latency (rack - inter)/2, bandwidth the
+ * measured uplink capacity, shared by the rack's flows).
  */
 #ifndef MRING_PLATGEN_H
 #define MRING_PLATGEN_H
@@ -56,7 +58,7 @@ typedef struct mring_platgen {
     /* testbed: route figures, rank to rank inside a node (s, B/s) and between nodes (inter_bw 0: one
      * node, none given; its unused veth then takes the intra figures) */
     double intra_lat, intra_bw, inter_lat, inter_bw;
-    double rack_lat, rack_bw; /* testbed with racks: route between ranks of two racks (s, B/s) */
+    double rack_lat, rack_bw; /* testbed with racks: route latency between ranks of two racks (s), uplink (B/s) */
     /* extra XML comments after the standard ones (`mring platform --comment`), e.g. the fits' sources */
     const char *comments[MRING_PLATGEN_MAX_COMMENTS];
     int ncomments;

@@ -7,7 +7,8 @@
  * on node r / R).  It measures, rank 0 printing the result:
  *   intra  pairs of ranks inside nodes (needs R >= 2),
  *   inter  pairs of nodes of a rack (needs P > R),
- *   rack   pairs of racks (--nodes-per-rack),
+ *   rack   pairs of racks (--nodes-per-rack), and the rack's uplink by a bulk test: every pair of
+ *          racks at once sending one way (one pair cannot fill an uplink its NICs are slower than),
  * every pair of a level at once (--one-pair: rank 0's only, the others waiting), over a size sweep
  * (powers of 2): the time of a step, the median of --iters steps after --warmup, then the median over
  * the pairs.  A step (--pattern): half a ping-pong round trip (pingpong, the default, as SMPI
@@ -69,7 +70,8 @@ static void help(void)
            "                       m bytes each way at once, step after step)\n"
            "  --format F           table (default) or json\n"
            "  --reduce-bytes B     buffer of the reduction throughput (default 64M; multiple of 4, 4K..1G)\n"
-           "  --nodes-per-rack Q   racks of Q nodes: a third level, between racks (pairs of racks)\n"
+           "  --nodes-per-rack Q   racks of Q nodes: a third level, between racks (pairs of racks), and the\n"
+           "                       uplink's capacity: every pair across it sending one way at once (bulk)\n"
            "  --one-pair           only rank 0's pair of each level measures, the others wait (default: every\n"
            "                       pair at once, as an allreduce loads the machine)\n"
            "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit\n"
@@ -329,11 +331,16 @@ static void reduce_rates(const opts_t *o, int me, double *alone, double *all)
 typedef struct result {
     int P, R, one_pair;
     const level_t *intra, *inter, *rack; /* NULL: not measured */
+    const level_t *uplink;        /* the rack's bulk test (with rack), NULL: not measured */
+    int uplink_flows;             /* its flows through one rack's uplink, one direction */
     double reduce, reduce_all;    /* B/s */
     double o_send, o_recv;        /* s; 0: not measured (one node) */
     const calib_profile_t *prof;  /* NULL: none fitted */
     const char *prof_level;       /* the level it was fitted to */
 } result_t;
+
+/* The rack uplink's capacity per direction from its bulk test (B/s): its flows' bytes per second. */
+static double uplink_bps(const result_t *r) { return r->uplink->beta > 0 ? r->uplink_flows / r->uplink->beta : 0.0; }
 
 static int report(const opts_t *o, const result_t *r)
 {
@@ -349,6 +356,11 @@ static int report(const opts_t *o, const result_t *r)
         level_table("inter", r->inter);
         if (r->rack)
             level_table("rack", r->rack);
+        if (r->uplink) {
+            level_table("uplink", r->uplink);
+            printf("# uplink: %d flows at once through a rack's uplink: %.4g GB/s per direction\n", r->uplink_flows,
+                   uplink_bps(r) / 1e9);
+        }
         printf("# pairs at once: %d intra, %d inter, %d rack%s; o: %.4g us per send, %.4g us per receive (8 B, inter "
                "pairs)\n", r->intra ? r->intra->pairs : 0, r->inter ? r->inter->pairs : 0, r->rack ? r->rack->pairs : 0,
                r->one_pair ? " (--one-pair)" : "",
@@ -366,6 +378,12 @@ static int report(const opts_t *o, const result_t *r)
     json_object_set_new(j, "intra", level_json(r->intra));
     json_object_set_new(j, "inter", level_json(r->inter));
     json_object_set_new(j, "rack", level_json(r->rack));
+    json_t *up = level_json(r->uplink);
+    if (r->uplink) {
+        json_object_set_new(up, "flows", json_integer(r->uplink_flows));
+        json_object_set_new(up, "link_Bps", json_real(uplink_bps(r)));
+    }
+    json_object_set_new(j, "uplink", up);
     json_object_set_new(j, "o_send_s", json_real(r->o_send));
     json_object_set_new(j, "o_recv_s", json_real(r->o_recv));
     if (r->prof) {
@@ -427,10 +445,12 @@ int main(int argc, char **argv)
         calib_measure_level(&lp, me, CALIB_INTER, &inter);
         calib_measure_overhead(&lp, me, &r.o_send, &r.o_recv);
     }
-    static level_t rack;
+    static level_t rack, uplink;
     if (o.rack_nodes && r.P / r.R > o.rack_nodes) {
         calib_measure_level(&lp, me, CALIB_RACK, &rack);
+        calib_measure_bulk(&lp, me, CALIB_RACK, &uplink, &r.uplink_flows);
         r.rack = &rack;
+        r.uplink = &uplink;
     }
     r.intra = r.R >= 2 ? &intra : NULL;
     r.inter = r.P > r.R ? &inter : NULL;

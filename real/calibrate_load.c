@@ -134,6 +134,74 @@ static double step_time(const calib_load_t *lp, int me, int q, char *buf, int64_
     return med;
 }
 
+/* The slowest of every rank's v (s), on rank 0, waiting asleep as calib_quiet_barrier does: a rank done with
+ * its part leaves the cores to those still receiving. */
+static double quiet_max(double v)
+{
+    MPI_Request req;
+    double slowest = 0;
+    int done = 0;
+    MPI_Ireduce(&v, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &req);
+    for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE))
+        nap(50000); /* 50 us */
+    return slowest;
+}
+
+/* One bulk step per iteration of every pair at once (calib_measure_bulk), into t[0..lp->iters-1] on rank 0:
+ * the slowest receiver's time from its barrier exit to its message's arrival.  Returns their median. */
+static double bulk_step(const calib_load_t *lp, int me, int q, char *buf, int64_t bytes, double *t)
+{
+    for (int i = -lp->warmup; i < lp->iters; i++) {
+        MPI_Request req;
+        double mine = 0;
+        calib_quiet_barrier();
+        double t0 = MPI_Wtime();
+        if (q >= 0) {
+            if (me < q)
+                MPI_Isend(buf, (int)bytes, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req);
+            else
+                MPI_Irecv(buf + lp->maxb, (int)bytes, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req);
+            wait_yielding(1, &req);
+            if (me > q)
+                mine = MPI_Wtime() - t0;
+        }
+        double slowest = quiet_max(mine);
+        if (i >= 0)
+            t[i] = slowest;
+    }
+    return me == 0 ? calib_median(t, lp->iters) : 0;
+}
+
+/* The group whose shared link a level's bulk test loads: the sender's node (CALIB_INTER) or rack (CALIB_RACK). */
+static int group_of(const calib_load_t *lp, int me, int level)
+{
+    int node = me / lp->R;
+    return level == CALIB_RACK ? node / (lp->rack_nodes ? lp->rack_nodes : lp->P / lp->R) : node;
+}
+
+void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows)
+{
+    char *buf = calloc(2, (size_t)lp->maxb), err[256], msg[320];
+    double *t = malloc((size_t)lp->iters * sizeof *t);
+    int q = calib_partner(lp, me, level), mine = q >= 0 && me < q && group_of(lp, me, level) == group_of(lp, 0, level);
+    if (!buf || !t)
+        calib_die("out of memory (message buffer)");
+    *flows = 0;
+    MPI_Reduce(&mine, flows, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    *l = (level_t){.a = 0, .b = calib_partner(lp, 0, level), .pairs = *flows};
+    int64_t m = lp->maxb / 8 > lp->minb ? lp->maxb / 8 : lp->minb;
+    for (; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
+        double med = bulk_step(lp, me, q, buf, m, t);
+        l->pt[l->n] = (point_t){.bytes = (double)m, .time = med, .min = me == 0 ? t[0] : 0}; /* t sorted */
+    }
+    free(buf);
+    free(t);
+    if (me == 0 && calib_fit_level(l, err, sizeof err)) {
+        snprintf(msg, sizeof msg, "bulk test of ranks %d and %d and the pairs beside them: %s", l->a, l->b, err);
+        calib_die(msg);
+    }
+}
+
 void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l)
 {
     char *buf = calloc(2, (size_t)lp->maxb); /* what is sent, then what is received */

@@ -3,12 +3,14 @@
  *
  * 1. mring-calibrate under mpiexec on 4 ranks, 2 per node (all local here): the JSON's structure and
  *    sanity (alpha > 0, bandwidth = 1/beta > 0, one point per size, fit_s = alpha + beta * bytes,
- *    residuals finite and consistent, reduction throughput > 0).
+ *    residuals finite and consistent, reduction throughput > 0); with racks the rack level and the
+ *    uplink's bulk test (its flows and capacity = flows / beta).
  * 2. mring-calibrate --fit-only (no MPI): points on a line give that line's alpha and beta exactly
  *    (and so does the unweighted fit reported beside it); scattered points give the weighted
  *    least-squares fit of weights 1/t^2 (checked against the closed form computed here).
  * 3. `mring platform testbed`: `mring route` between two ranks of a node gives exactly --intra,
- *    between ranks of two nodes exactly --inter; --comment lines land in the file.
+ *    between ranks of two nodes exactly --inter, between racks --rack's latency through the narrower
+ *    of the NIC and the uplink; --comment lines land in the file.
  * 4. validation/calibrate --local end to end: the platform's routes are the fits of its JSON.
  * 5. Bad input to mring-calibrate and to `mring platform testbed`: one stderr line naming the
  *    value, exit 2.
@@ -196,6 +198,41 @@ static void test_calibrate_levels_skipped(void **state)
     if (!json_is_null(json_object_get(j, "inter")))
         fail_msg("%s: want \"inter\": null:\n%s", r.cmd, r.out);
     check_level(json_object_get(j, "intra"), 7, 1024, "intra", r.cmd, why, sizeof why);
+    json_decref(j);
+    cli_free(&r);
+}
+
+/* racks (8 ranks, 2 per node, 2 nodes per rack): the rack level, then the uplink's bulk test over the top 4
+ * sizes with the 4 pairs of rack 0 -> rack 1 at once (--one-pair: 1), its capacity = flows / beta;
+ * without racks no uplink */
+static void test_calibrate_uplink(void **state)
+{
+    const char *racks[] = {"mpiexec", "-n", "8", calibrate_bin(1), "--ranks-per-node", "2", "--nodes-per-rack", "2",
+                           "--sizes", "1K:64K", "--iters", "2", "--reduce-bytes", "1M", "--format", "json", NULL, NULL};
+    const int flows[] = {4, 1};
+    struct cli_result r;
+    char why[256];
+    for (int one = 0; one < 2; one++) {
+        racks[16] = one ? "--one-pair" : NULL;
+        run(racks, NULL, &r);
+        want_exit0(&r);
+        json_t *j = parse_json(&r), *up = json_object_get(j, "uplink");
+        check_level(json_object_get(j, "rack"), 7, 1024, "rack", r.cmd, why, sizeof why);
+        check_level(up, 4, 8192, "uplink", r.cmd, why, sizeof why);
+        double b = num(up, "beta_s_per_byte", r.cmd), link = num(up, "link_Bps", r.cmd);
+        if (num(up, "flows", r.cmd) != flows[one] || num(up, "pairs", r.cmd) != flows[one] ||
+            !(b > 0 ? close_rel(link, flows[one] / b, 1e-12) : link == 0))
+            fail_msg("%s: uplink: want %d flows and link_Bps = flows / beta; got:\n%s", r.cmd, flows[one], r.out);
+        json_decref(j);
+        cli_free(&r);
+    }
+    const char *flat[] = {"mpiexec", "-n", "4", calibrate_bin(1), "--ranks-per-node", "2", "--sizes", "1K:64K",
+                          "--iters", "2", "--reduce-bytes", "1M", "--format", "json", NULL};
+    run(flat, NULL, &r);
+    want_exit0(&r);
+    json_t *j = parse_json(&r);
+    if (!json_is_null(json_object_get(j, "uplink")) || !json_is_null(json_object_get(j, "rack")))
+        fail_msg("%s: want \"rack\": null and \"uplink\": null without racks:\n%s", r.cmd, r.out);
     json_decref(j);
     cli_free(&r);
 }
@@ -425,6 +462,29 @@ static void test_platform_testbed_routes(void **state)
     want_route(file, "1", "4", "latency 51 us, bandwidth 0.125 GBps");
 }
 
+/* racks: a route between racks has the --rack latency exactly and the bandwidth of its narrowest link,
+ * the NIC's (--inter) where the uplink (--rack's BW) is wider, else the uplink's */
+static void test_platform_testbed_racks(void **state)
+{
+    const char *uplink[] = {"250MBps", "100MBps"}, *want[] = {"latency 80 us, bandwidth 0.125 GBps",
+                                                                "latency 80 us, bandwidth 0.1 GBps"};
+    need_platform();
+    for (int i = 0; i < 2; i++) {
+        char file[PATH_MAX + 32], rack[64];
+        snprintf(file, sizeof file, "%s/tb-2x2x2-%d.xml", sim_tmp, i);
+        snprintf(rack, sizeof rack, "80us:%s", uplink[i]);
+        const char *args[] = {"platform", "testbed", "--nodes", "4", "--gpus-per-node", "2", "--racks", "2",
+                              "--intra", "3.7us:5GBps", "--inter", "51us:125MBps", "--rack", rack, "--reduce",
+                              "3GBps", "-o", file, NULL};
+        struct cli_result r = {0};
+        cli_run_ok(args, &r);
+        cli_free(&r);
+        want_route(file, "0", "4", want[i]);
+        want_route(file, "7", "2", want[i]);
+        want_route(file, "0", "2", "latency 51 us, bandwidth 0.125 GBps");
+    }
+}
+
 /* one node: no --inter needed, routes inside the node still exact */
 static void test_platform_testbed_one_node(void **state)
 {
@@ -549,11 +609,13 @@ int main(void)
         cmocka_unit_test(test_fit_profile),
         cmocka_unit_test(test_fit_profile_bucket),
         cmocka_unit_test(test_platform_testbed_routes),
+        cmocka_unit_test(test_platform_testbed_racks),
         cmocka_unit_test(test_platform_testbed_one_node),
         cmocka_unit_test(test_platform_testbed_bad),
         cmocka_unit_test(test_calibrate_bad),
         cmocka_unit_test(test_calibrate_json),
         cmocka_unit_test(test_calibrate_levels_skipped),
+        cmocka_unit_test(test_calibrate_uplink),
         cmocka_unit_test(test_validation_calibrate_local),
     };
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
