@@ -16,12 +16,17 @@
  * pause (exchange).  Measured on the 2x2 testbed at 500 Mbit/s (2026-12-01): exchange gives 21.9 MB/s
  * per inter-node pair, two pairs sharing each node's port, 70% of the port's 62.5 MB/s where a ring
  * reaches 98%; the platform built from it predicted a ring 2.5x too slow at 64 MiB (ping-pong: 32%
- * too fast), so ping-pong stays the default.  Each level is fitted to t(m) = alpha + beta * m by weighted least
- * squares (GSL); LogGP's o is measured on the inter-node pairs and the software profile fitted to the
- * level that bounds an allreduce across nodes.  And the reduction throughput of the host float32 sum
- * kernel the back ends run (mring_reduce), in bytes of result per second: the figure a rank host's
- * `speed` carries in an mring platform.  Point-to-point figures only: allreduce timings, which the
- * calibrated platform will be judged on, are never used.  validation/calibrate writes the platform
+ * too fast), so ping-pong stays the default.  Each level is fitted to t(m) = alpha + beta * m by
+ * weighted least squares (GSL).  Then a ring of exchanges of every rank (rank i sends to i + 1 and
+ * receives from i - 1, steps back to back: a ring allreduce's steps without the reduction), the slowest
+ * rank's time per step; LogGP's o is measured on the inter-node pairs and the software profile fitted
+ * to the ring's steps on the wire line of the level that bounds an allreduce across nodes (inter, else
+ * intra): where ranks outnumber cores a step waits for its neighbours to be scheduled, which no
+ * ping-pong shows (2x2x2 testbed, 8 ranks on 2 cores, 2026-12-02: a ring step of 1 KiB 171 us, the
+ * ping-pong's one-way 19 us).  And the reduction throughput of the host float32 sum kernel the back
+ * ends run (mring_reduce), in bytes of result per second: the figure a rank host's `speed` carries in
+ * an mring platform.  Point-to-point figures only: allreduce timings, which the calibrated platform
+ * will be judged on, are never used.  validation/calibrate writes the platform
  * from the JSON (`mring platform testbed`).
  *
  * `--fit-only` fits "bytes seconds" pairs read from stdin and prints the fit (with --o, the profile
@@ -54,13 +59,14 @@ static void help(void)
            "                                    [--reduce-bytes B] [--nodes-per-rack Q] [--one-pair]\n"
            "                                    [--pattern exchange|pingpong]\n"
            "                                    [--format table|json]\n"
-           "       mring-calibrate --fit-only [--o TIME] [--format table|json] < PAIRS\n\n"
+           "       mring-calibrate --fit-only [--o TIME [--wire LAT:BW]] [--format table|json] < PAIRS\n\n"
            "Measure the latency and bandwidth of the levels of a cluster by MPI, ranks placed R per node\n"
            "(rank r on node r / R): inside nodes (R >= 2), between nodes (P > R), between racks\n"
            "(--nodes-per-rack), every pair of a level at once; the time of a step (--pattern), the median\n"
            "of N steps per size, then over the pairs.  Fit t(m) = alpha + beta * m per level by least\n"
-           "squares weighted 1/t^2 (GSL); measure LogGP's o on the inter-node pairs and fit the software\n"
-           "profile (o, latency and bandwidth factors per size segment: mring's mring_sw); and measure the\n"
+           "squares weighted 1/t^2 (GSL); time a ring of exchanges of every rank (steps back to back); measure\n"
+           "LogGP's o on the inter-node pairs and fit the software profile (o, latency and bandwidth factors\n"
+           "per size segment: mring's mring_sw) to the ring's steps on the inter line; and measure the\n"
            "host float32 sum throughput (bytes of result per second, over 64 MiB by default).\n\n"
            "  --ranks-per-node R   ranks per node (required; divides P)\n"
            "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
@@ -75,7 +81,9 @@ static void help(void)
            "  --one-pair           only rank 0's pair of each level measures, the others wait (default: every\n"
            "                       pair at once, as an allreduce loads the machine)\n"
            "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit\n"
-           "  --o TIME             with --fit-only: also fit the software profile for this o (per message end)\n");
+           "  --o TIME             with --fit-only: also fit the software profile for this o (per message end)\n"
+           "  --wire LAT:BW        with --o: the profile scales this wire line (e.g. 50us:30MBps; o included\n"
+           "                       in LAT, as a fitted level's alpha), not the pairs' own fit\n");
 }
 
 /* ---- output ---- */
@@ -147,11 +155,11 @@ static json_t *profile_json(const calib_profile_t *p)
 }
 
 /* The same as table lines. */
-static void profile_table(const char *level, const calib_profile_t *p)
+static void profile_table(const char *points, const char *wire, const calib_profile_t *p)
 {
     char text[2048];
-    printf("# profile (%s): o %.4g us, wire alpha %.4g us; factors from size: lat, bw\n", level, p->sw.o * 1e6,
-           p->alpha * 1e6);
+    printf("# profile (%s): o %.4g us, wire alpha %.4g us (the %s line); factors from size: lat, bw\n", points,
+           p->sw.o * 1e6, p->alpha * 1e6, wire);
     for (int i = 0; i < p->sw.nlat; i++)
         printf("  profile %12.0f %9.4f %9.4f\n", p->sw.lat[i].bytes, p->sw.lat[i].factor, p->sw.bw[i].factor);
     printf("# profile: max |residual| %.2f%%, rms %.2f%%; mring_sw %s\n", 100 * p->max_rel, 100 * p->rms_rel,
@@ -190,20 +198,22 @@ static void read_pairs(level_t *l)
     }
 }
 
-/* --fit-only: the line of the pairs on stdin, and with --o (o >= 0) the software profile. */
-static int fit_only(int json, double o)
+/* --fit-only: the line of the pairs on stdin, and with --o (o >= 0) the software profile on the wire line
+ * (NULL: the pairs' own). */
+static int fit_only(int json, double o, const level_t *wire)
 {
     static level_t l;
     calib_profile_t p;
     char err[256];
     read_pairs(&l);
-    if (calib_fit_level(&l, err, sizeof err) || (o >= 0 && calib_fit_profile(&l, o, &p, err, sizeof err)))
+    if (calib_fit_level(&l, err, sizeof err) ||
+        (o >= 0 && calib_fit_profile(wire ? wire : &l, &l, o, &p, err, sizeof err)))
         cli_usage_error(NULL, "%s", err);
     if (!json) {
         printf("# mring-calibrate --fit-only: %s\n", calib_fit_name);
         level_table("stdin", &l);
         if (o >= 0)
-            profile_table("stdin", &p);
+            profile_table("stdin", "stdin", &p);
         return 0;
     }
     json_t *j = json_pack("{s:s, s:o}", "fit", calib_fit_name, "level", level_json(&l));
@@ -217,12 +227,13 @@ static int fit_only(int json, double o)
 typedef struct opts {
     int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes, pattern;
     double fit_o;         /* --fit-only --o: s per message end, < 0 unset */
+    level_t *wire;        /* --fit-only --wire: its alpha and beta, NULL unset */
     int64_t minb, maxb;   /* B */
     int64_t reduce_bytes; /* B */
 } opts_t;
 
 enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE, OPT_ONE_PAIR,
-       OPT_O, OPT_RACK, OPT_PATTERN };
+       OPT_O, OPT_RACK, OPT_PATTERN, OPT_WIRE };
 
 static void parse_sizes(const char *s, opts_t *o)
 {
@@ -235,6 +246,21 @@ static void parse_sizes(const char *s, opts_t *o)
                         s);
 }
 
+/* --wire LAT:BW: the profile's wire line, alpha LAT and beta 1 / BW */
+static void parse_wire(const char *s, opts_t *o)
+{
+    static level_t wire;
+    char lat[64];
+    const char *colon = strchr(s, ':');
+    size_t len = colon ? (size_t)(colon - s) : 0;
+    double bw;
+    if (!colon || len >= sizeof lat || (memcpy(lat, s, len), lat[len] = '\0', mring_parse_time(lat, &wire.alpha)) ||
+        mring_parse_bandwidth(colon + 1, &bw))
+        cli_usage_error(NULL, "--wire '%s' is not valid; expected LAT:BW, e.g. 50us:30MBps", s);
+    wire.beta = 1 / bw;
+    o->wire = &wire;
+}
+
 static void parse(int argc, char **argv, opts_t *o)
 {
     static const struct option opts[] = {
@@ -243,7 +269,8 @@ static void parse(int argc, char **argv, opts_t *o)
         {"format", required_argument, 0, OPT_FORMAT},      {"fit-only", no_argument, 0, OPT_FIT_ONLY},
         {"reduce-bytes", required_argument, 0, OPT_REDUCE}, {"one-pair", no_argument, 0, OPT_ONE_PAIR},
         {"o", required_argument, 0, OPT_O},                {"nodes-per-rack", required_argument, 0, OPT_RACK},
-        {"pattern", required_argument, 0, OPT_PATTERN},     {"help", no_argument, 0, 'h'},
+        {"pattern", required_argument, 0, OPT_PATTERN},     {"wire", required_argument, 0, OPT_WIRE},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt;
     *o = (opts_t){.pattern = CALIB_PINGPONG, .iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20,
@@ -267,6 +294,7 @@ static void parse(int argc, char **argv, opts_t *o)
             o->pattern = strcmp(optarg, "exchange") ? CALIB_PINGPONG : CALIB_EXCHANGE;
             break;
         case OPT_RACK: o->rack_nodes = cli_int(NULL, "--nodes-per-rack", optarg, 1, 1 << 20); break;
+        case OPT_WIRE: parse_wire(optarg, o); break;
         case OPT_O:
             if (mring_parse_time(optarg, &o->fit_o) || !(o->fit_o < 1))
                 cli_usage_error(NULL, "--o '%s' is not valid; expected a time like 10us", optarg);
@@ -286,6 +314,8 @@ static void parse(int argc, char **argv, opts_t *o)
     }
     if (optind < argc)
         cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
+    if (o->wire && !(o->fit_only && o->fit_o >= 0))
+        cli_usage_error(NULL, "--wire is for --fit-only with --o (the profile's wire line)");
 }
 
 /* ---- measurements (MPI) ---- */
@@ -332,11 +362,12 @@ typedef struct result {
     int P, R, one_pair;
     const level_t *intra, *inter, *rack; /* NULL: not measured */
     const level_t *uplink;        /* the rack's bulk test (with rack), NULL: not measured */
+    const level_t *ring;          /* the ring of exchanges, NULL: not measured (one rank) */
     int uplink_flows;             /* its flows through one rack's uplink, one direction */
     double reduce, reduce_all;    /* B/s */
     double o_send, o_recv;        /* s; 0: not measured (one node) */
     const calib_profile_t *prof;  /* NULL: none fitted */
-    const char *prof_level;       /* the level it was fitted to */
+    const char *prof_wire;        /* the level whose line its factors scale (the ring's steps are its points) */
 } result_t;
 
 /* The rack uplink's capacity per direction from its bulk test (B/s): its flows' bytes per second. */
@@ -356,6 +387,8 @@ static int report(const opts_t *o, const result_t *r)
         level_table("inter", r->inter);
         if (r->rack)
             level_table("rack", r->rack);
+        if (r->ring)
+            level_table("ring", r->ring);
         if (r->uplink) {
             level_table("uplink", r->uplink);
             printf("# uplink: %d flows at once through a rack's uplink: %.4g GB/s per direction\n", r->uplink_flows,
@@ -366,7 +399,7 @@ static int report(const opts_t *o, const result_t *r)
                r->one_pair ? " (--one-pair)" : "",
                r->o_send * 1e6, r->o_recv * 1e6);
         if (r->prof)
-            profile_table(r->prof_level, r->prof);
+            profile_table("ring steps", r->prof_wire, r->prof);
         printf("# reduce: %.4g GB/s (rank 0 alone), %.4g GB/s per rank with all %d at once (float32 sum, %lld B)\n",
                r->reduce / 1e9, r->reduce_all / 1e9, r->P, (long long)o->reduce_bytes);
         return fflush(stdout) ? 1 : 0;
@@ -384,11 +417,13 @@ static int report(const opts_t *o, const result_t *r)
         json_object_set_new(up, "link_Bps", json_real(uplink_bps(r)));
     }
     json_object_set_new(j, "uplink", up);
+    json_object_set_new(j, "ring", level_json(r->ring));
     json_object_set_new(j, "o_send_s", json_real(r->o_send));
     json_object_set_new(j, "o_recv_s", json_real(r->o_recv));
     if (r->prof) {
         json_t *p = profile_json(r->prof);
-        json_object_set_new(p, "level", json_string(r->prof_level));
+        json_object_set_new(p, "level", json_string("ring"));
+        json_object_set_new(p, "wire", json_string(r->prof_wire));
         json_object_set_new(j, "profile", p);
     }
     json_object_set_new(j, "reduce_Bps", json_real(r->reduce));
@@ -422,7 +457,7 @@ int main(int argc, char **argv)
         rank0 = 1;
         cli_set_program("mring-calibrate", 0, NULL);
         parse(argc, argv, &o);
-        return fit_only(o.json, o.fit_o);
+        return fit_only(o.json, o.fit_o, o.wire);
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -452,17 +487,22 @@ int main(int argc, char **argv)
         r.rack = &rack;
         r.uplink = &uplink;
     }
+    static level_t ring;
+    if (r.P >= 2) {
+        calib_measure_ring(&lp, me, &ring);
+        r.ring = &ring;
+    }
     r.intra = r.R >= 2 ? &intra : NULL;
     r.inter = r.P > r.R ? &inter : NULL;
     reduce_rates(&o, me, &r.reduce, &r.reduce_all);
     static calib_profile_t prof;
     char err[256];
-    r.prof_level = r.inter ? "inter" : "intra";
-    if (rank0 && (r.inter || r.intra)) { /* the level that bounds an allreduce across nodes */
+    r.prof_wire = r.inter ? "inter" : "intra";
+    if (rank0 && r.ring) { /* the wire line of the level that bounds an allreduce across nodes; a ring's steps */
         const level_t *l = r.inter ? r.inter : r.intra;
-        if (!calib_fit_profile(l, (r.o_send + r.o_recv) / 2, &prof, err, sizeof err))
+        if (!calib_fit_profile(l, r.ring, (r.o_send + r.o_recv) / 2, &prof, err, sizeof err))
             r.prof = &prof;
-        else if (!calib_fit_profile(l, 0, &prof, err + strlen(err), 0)) { /* the factors alone, o = 0 */
+        else if (!calib_fit_profile(l, r.ring, 0, &prof, err + strlen(err), 0)) { /* the factors alone, o = 0 */
             fprintf(stderr, "mring-calibrate: warning: %s: the profile has the factors only (o = 0)\n", err);
             r.prof = &prof;
         } else

@@ -128,8 +128,9 @@ static size_t segment_points(const level_t *l, double lo, double hi, double o, d
  * ones only: a bandwidth factor is at most 1 (a collective keeps the link busy, so what a ping-pong
  * gains from a shaper's burst or an idle path is not there), a latency factor is positive and fitted
  * only where the segment resolves it (LATENCY_SHARE).  In order: the segment's own weighted line
- * a + b m (both factors); the bandwidth alone (slope fitted with intercept alpha); the latency alone
- * (intercept fitted with slope beta); else 1 and 1.
+ * a + b m (both factors); else the better (smaller weighted residual) of the bandwidth alone (slope
+ * fitted with intercept alpha) and the latency alone (intercept fitted with slope beta): a ring step's
+ * wait for its neighbours is flat in m, a latency; else 1 and 1.
  */
 static void segment_factors(const double *m, const double *t, const double *w, size_t k, double alpha,
                             double beta, double *lat, double *bw)
@@ -146,19 +147,25 @@ static void segment_factors(const double *m, const double *t, const double *w, s
         smm += w[i] * m[i] * m[i], smt += w[i] * m[i] * (t[i] - alpha);
         sw += w[i], swa += w[i] * (t[i] - m[i] * beta);
     }
-    if (smm > 0 && smt >= beta * smm) /* slope smt / smm no less than beta */
-        *bw = beta * smm / smt;
-    else if (resolved && sw > 0 && swa > 0)
-        *lat = swa / sw / alpha;
+    int bw_ok = smm > 0 && smt >= beta * smm, lat_ok = resolved && sw > 0 && swa > 0; /* slope >= beta; a > 0 */
+    double slope = bw_ok ? smt / smm : beta, icpt = lat_ok ? swa / sw : alpha, r_bw = 0, r_lat = 0;
+    for (size_t i = 0; i < k; i++) {
+        r_bw += w[i] * (t[i] - alpha - slope * m[i]) * (t[i] - alpha - slope * m[i]);
+        r_lat += w[i] * (t[i] - icpt - beta * m[i]) * (t[i] - icpt - beta * m[i]);
+    }
+    if (bw_ok && (!lat_ok || r_bw <= r_lat))
+        *bw = beta / slope;
+    else if (lat_ok)
+        *lat = icpt / alpha;
 }
 
-int calib_fit_profile(const level_t *l, double o, calib_profile_t *p, char *err, size_t errlen)
+int calib_fit_profile(const level_t *wire, const level_t *l, double o, calib_profile_t *p, char *err, size_t errlen)
 {
     double m[MAX_POINTS], t[MAX_POINTS], w[MAX_POINTS], sum2 = 0;
-    *p = (calib_profile_t){.sw.o = o, .alpha = l->alpha - 2 * o, .beta = l->beta};
+    *p = (calib_profile_t){.sw.o = o, .alpha = wire->alpha - 2 * o, .beta = wire->beta};
     if (!(p->alpha > 0) || !(p->beta > 0)) {
         snprintf(err, errlen, "o %.3g us leaves no wire latency (alpha %.3g us, beta %.3g ns/B)", o * 1e6,
-                 l->alpha * 1e6, l->beta * 1e9);
+                 wire->alpha * 1e6, wire->beta * 1e9);
         return -1;
     }
     for (int s = 0; s < NSEGMENTS; s++) {

@@ -43,16 +43,18 @@ typedef struct calib_profile {
 } calib_profile_t;
 
 /*
- * The profile of level l (fitted first) given o (s per message end, measured apart): the wire line is
- * the level's with 2 o taken out of alpha; in each segment of message sizes [0, 4K), [4K, 64K),
- * [64K, 1M), [1M, ...) the segment's own weighted line a + b m of t - 2 o gives L = a / alpha and
- * B = beta / b (SMPI's piecewise calibration, Degomme et al., IEEE TPDS 2017), physical factors only:
+ * The profile that explains the step times of l (the points; a ring of exchanges, or a level itself)
+ * on the wire line of level `wire` (fitted first; may be l), given o (s per message end, measured
+ * apart): the wire line is wire's with 2 o taken out of alpha; in each segment of message sizes
+ * [0, 4K), [4K, 64K), [64K, 1M), [1M, ...) the segment's own weighted line a + b m of l's t - 2 o gives
+ * L = a / alpha and B = beta / b (SMPI's piecewise calibration, Degomme et al., IEEE TPDS 2017), physical factors only:
  * B <= 1 (a ping-pong's burst through an idle shaper is not what a collective's steps see) and L only
  * where the wire latency is at least 10% of the segment's time (above, a latency factor is noise).  A
- * segment whose line is not physical gets the bandwidth factor alone (slope fitted with intercept
- * alpha: L = 1), else the latency factor alone (intercept fitted with slope beta: B = 1), else 1 and 1.
+ * segment whose line is not physical gets the better fitting (weighted residual) of the bandwidth
+ * factor alone (slope fitted with intercept alpha: L = 1) and the latency factor alone (intercept
+ * fitted with slope beta: B = 1), else 1 and 1.
  * Returns 0, or -1 with err when o leaves no latency (2 o >= alpha).
  */
-int calib_fit_profile(const level_t *l, double o, calib_profile_t *p, char *err, size_t errlen);
+int calib_fit_profile(const level_t *wire, const level_t *l, double o, calib_profile_t *p, char *err, size_t errlen);
 
 #endif

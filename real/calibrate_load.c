@@ -134,17 +134,17 @@ static double step_time(const calib_load_t *lp, int me, int q, char *buf, int64_
     return med;
 }
 
-/* The slowest of every rank's v (s), on rank 0, waiting asleep as calib_quiet_barrier does: a rank done with
- * its part leaves the cores to those still receiving. */
-static double quiet_max(double v)
+/* Every rank's v reduced by op (MPI_MAX, MPI_MIN) on rank 0, waiting asleep as calib_quiet_barrier does: a
+ * rank done with its part leaves the cores to those still at work. */
+static double quiet_reduce(double v, MPI_Op op)
 {
     MPI_Request req;
-    double slowest = 0;
+    double r = 0;
     int done = 0;
-    MPI_Ireduce(&v, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &req);
+    MPI_Ireduce(&v, &r, 1, MPI_DOUBLE, op, 0, MPI_COMM_WORLD, &req);
     for (MPI_Test(&req, &done, MPI_STATUS_IGNORE); !done; MPI_Test(&req, &done, MPI_STATUS_IGNORE))
         nap(50000); /* 50 us */
-    return slowest;
+    return r;
 }
 
 /* One bulk step per iteration of every pair at once (calib_measure_bulk), into t[0..lp->iters-1] on rank 0:
@@ -165,7 +165,7 @@ static double bulk_step(const calib_load_t *lp, int me, int q, char *buf, int64_
             if (me > q)
                 mine = MPI_Wtime() - t0;
         }
-        double slowest = quiet_max(mine);
+        double slowest = quiet_reduce(mine, MPI_MAX);
         if (i >= 0)
             t[i] = slowest;
     }
@@ -198,6 +198,35 @@ void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, i
     free(t);
     if (me == 0 && calib_fit_level(l, err, sizeof err)) {
         snprintf(msg, sizeof msg, "bulk test of ranks %d and %d and the pairs beside them: %s", l->a, l->b, err);
+        calib_die(msg);
+    }
+}
+
+void calib_measure_ring(const calib_load_t *lp, int me, level_t *l)
+{
+    char *buf = calloc(2, (size_t)lp->maxb), err[256], msg[320]; /* what is sent, then what is received */
+    int right = (me + 1) % lp->P, left = (me + lp->P - 1) % lp->P;
+    if (!buf)
+        calib_die("out of memory (message buffer)");
+    *l = (level_t){.a = 0, .b = 1 % lp->P, .pairs = lp->P};
+    for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
+        double t0 = 0;
+        calib_quiet_barrier();
+        for (int i = -lp->warmup; i < lp->iters; i++) {
+            MPI_Request req[2];
+            if (i == 0)
+                t0 = MPI_Wtime();
+            MPI_Irecv(buf + lp->maxb, (int)m, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req[0]);
+            MPI_Isend(buf, (int)m, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &req[1]);
+            wait_yielding(2, req);
+        }
+        double step = (MPI_Wtime() - t0) / lp->iters;
+        l->pt[l->n] = (point_t){.bytes = (double)m, .time = quiet_reduce(step, MPI_MAX),
+                                .min = quiet_reduce(step, MPI_MIN)};
+    }
+    free(buf);
+    if (me == 0 && calib_fit_level(l, err, sizeof err)) {
+        snprintf(msg, sizeof msg, "the ring of %d ranks: %s", lp->P, err);
         calib_die(msg);
     }
 }

@@ -65,6 +65,15 @@ void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
 void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows);
 
 /*
+ * A ring of exchanges, every rank at once, into l: rank i sends m bytes to rank i + 1 and receives m
+ * bytes from rank i - 1 (mod P), lp->iters steps back to back after lp->warmup: a ring allreduce's steps
+ * without the reduction, so each step waits for the neighbours to have been scheduled (on a machine with
+ * more ranks than cores, far longer than a ping-pong).  A point is the slowest rank's time per step
+ * (min: the fastest rank's), over the sweep; fitted on rank 0 (calib_die when it cannot).  l->pairs = P.
+ */
+void calib_measure_ring(const calib_load_t *lp, int me, level_t *l);
+
+/*
  * LogGP's o on the inter-node pairs, all at once (Culler et al., "LogP Performance Assessment of Fast
  * Network Interfaces", IEEE Micro 1996, the same method): o_send = the time a sender spends per
  * MPI_Send of 8 bytes posted back to back to receives already posted; o_recv = the time per MPI_Recv

@@ -154,6 +154,14 @@ static int calibrate_json_once(void)
         fail_msg("%s: want ranks 4, ranks_per_node 2, nodes 2 and the fit named:\n%s", r.cmd, r.out);
     int sane = check_level(json_object_get(j, "intra"), 17, 1, "intra", r.cmd, why[0], sizeof why[0]);
     sane &= check_level(json_object_get(j, "inter"), 17, 1, "inter", r.cmd, why[1], sizeof why[1]);
+    char ring_why[256];
+    check_level(json_object_get(j, "ring"), 17, 1, "ring", r.cmd, ring_why, sizeof ring_why); /* structure only */
+    const json_t *prof = json_object_get(j, "profile");
+    const char *level = json_string_value(json_object_get(prof, "level")),
+               *wire = json_string_value(json_object_get(prof, "wire"));
+    if (num(json_object_get(j, "ring"), "pairs", r.cmd) != 4 || !level || strcmp(level, "ring") || !wire ||
+        strcmp(wire, "inter"))
+        fail_msg("%s: want a ring of 4 ranks and the profile fitted to its steps on the inter line:\n%s", r.cmd, r.out);
     if (num(json_object_get(j, "intra"), "pairs", r.cmd) != 2 || num(json_object_get(j, "inter"), "pairs", r.cmd) != 2 ||
         !(num(j, "o_send_s", r.cmd) > 0) || !(num(j, "o_recv_s", r.cmd) > 0))
         fail_msg("%s: want 2 pairs at once per level and o measured:\n%s", r.cmd, r.out);
@@ -330,6 +338,74 @@ static void test_fit_profile(void **state)
     cli_free(&r);
 }
 
+/* the same with the wire line given (--wire 14us:20GBps: alpha 14 us with 2 o, 0.05 ns/B) and the points
+ * slower in the first segment than that wire (a ring step that waits for its neighbours: latency x12): the
+ * factors come back as they are, not relative to the points' own line */
+static void test_fit_profile_wire(void **state)
+{
+    const double L[] = {12, 2, 3, 3}, B[] = {0.5, 0.25, 1, 1};
+    const char *argv[] = {calibrate_bin(0), "--fit-only", "--o", "2us", "--wire", "14us:20GBps", "--format", "json",
+                          NULL};
+    char pairs[4096];
+    size_t n = 0;
+    struct cli_result r;
+    (void)state;
+    for (long m = 1; m <= 4L << 20; m *= 2) {
+        int s = m >= 1048576 ? 3 : m >= 65536 ? 2 : m >= 4096 ? 1 : 0;
+        n += (size_t)snprintf(pairs + n, sizeof pairs - n, "%ld %.17g\n", m, 4e-6 + 10e-6 * L[s] + 0.05e-9 * m / B[s]);
+    }
+    run(argv, pairs, &r);
+    want_exit0(&r);
+    json_t *root = parse_json(&r), *p = json_object_get(root, "profile"), *f = json_object_get(p, "factors");
+    if (json_array_size(f) != 4 || !close_rel(num(p, "wire_alpha_s", r.cmd), 10e-6, 1e-12) ||
+        !close_rel(num(p, "beta_s_per_byte", r.cmd), 0.05e-9, 1e-12) || !(num(p, "max_rel_residual", r.cmd) < 1e-9))
+        fail_msg("%s: want 4 segments on the wire 10 us + 0.05 ns/B, zero residual:\n%s", r.cmd, r.out);
+    for (int s = 0; s < 4; s++) {
+        json_t *fs = json_array_get(f, (size_t)s);
+        double lat = num(fs, "lat_factor", r.cmd), bw = num(fs, "bw_factor", r.cmd);
+        if (!close_rel(lat, L[s], 1e-9) || !close_rel(bw, B[s], 1e-9))
+            fail_msg("%s: segment %d: latency factor %.12g (want %g), bandwidth factor %.12g (want %g)", r.cmd, s, lat,
+                     L[s], bw, B[s]);
+    }
+    json_decref(root);
+    cli_free(&r);
+}
+
+/* a ring step's wait for its neighbours: flat below 4 KiB (2 o + 150 us, the wire 10 us + 0.05 ns/B under
+ * it), the wire line above: the first segment gets a latency factor, the weighted mean of t - 2 o - m beta
+ * over alpha, and bandwidth 1 (a bandwidth factor would explain a flat wait as bytes) */
+static void test_fit_profile_flat(void **state)
+{
+    const char *argv[] = {calibrate_bin(0), "--fit-only", "--o", "2us", "--wire", "14us:20GBps", "--format", "json",
+                          NULL};
+    char pairs[4096];
+    size_t n = 0;
+    double sw = 0, swa = 0;
+    struct cli_result r;
+    (void)state;
+    for (long m = 1; m <= 4L << 20; m *= 2) {
+        double t = m < 4096 ? 154e-6 : 14e-6 + 0.05e-9 * m;
+        n += (size_t)snprintf(pairs + n, sizeof pairs - n, "%ld %.17g\n", m, t);
+        if (m < 4096)
+            sw += 1 / (t * t), swa += (t - 4e-6 - 0.05e-9 * m) / (t * t);
+    }
+    run(argv, pairs, &r);
+    want_exit0(&r);
+    json_t *root = parse_json(&r), *f = json_object_get(json_object_get(root, "profile"), "factors");
+    json_t *f0 = json_array_get(f, 0);
+    double lat = num(f0, "lat_factor", r.cmd), bw = num(f0, "bw_factor", r.cmd);
+    if (!close_rel(lat, swa / sw / 10e-6, 1e-9) || bw != 1)
+        fail_msg("%s: segment 0: latency factor %.12g (want %.12g), bandwidth factor %.12g (want 1)", r.cmd, lat,
+                 swa / sw / 10e-6, bw);
+    for (int s = 1; s < 4; s++) {
+        json_t *fs = json_array_get(f, (size_t)s);
+        if (!close_rel(num(fs, "lat_factor", r.cmd), 1, 1e-9) || !close_rel(num(fs, "bw_factor", r.cmd), 1, 1e-9))
+            fail_msg("%s: segment %d: want factors 1 and 1 on the wire line:\n%s", r.cmd, s, r.out);
+    }
+    json_decref(root);
+    cli_free(&r);
+}
+
 /* a token bucket's ping-pong (wire 12 us, 16 ns/B, the first 128 KiB of a message passed at once): the
  * segments look faster than the wire, which no collective sees (its steps keep the bucket empty).  Every
  * bandwidth factor stays 1, and from 4 KiB, where the latency is not resolved or the times lie under the
@@ -393,6 +469,16 @@ static void test_fit_bad_input(void **state)
         struct cli_result r;
         run(argv, cases[i].in, &r);
         want_usage_error(&r, cases[i].word);
+        cli_free(&r);
+    }
+    const char *wire[][8] = {{calibrate_bin(0), "--fit-only", "--o", "2us", "--wire", "14us", NULL},
+                             {calibrate_bin(0), "--fit-only", "--o", "2us", "--wire", "14us:fast", NULL},
+                             {calibrate_bin(0), "--fit-only", "--wire", "14us:20GBps", NULL}};
+    const char *word[] = {"'14us'", "'14us:fast'", "--wire"};
+    for (size_t i = 0; i < sizeof wire / sizeof *wire; i++) {
+        struct cli_result r;
+        run(wire[i], "1 1e-6\n2 2e-6\n", &r);
+        want_usage_error(&r, word[i]);
         cli_free(&r);
     }
 }
@@ -608,6 +694,8 @@ int main(void)
         cmocka_unit_test(test_fit_bad_input),
         cmocka_unit_test(test_fit_profile),
         cmocka_unit_test(test_fit_profile_bucket),
+        cmocka_unit_test(test_fit_profile_wire),
+        cmocka_unit_test(test_fit_profile_flat),
         cmocka_unit_test(test_platform_testbed_routes),
         cmocka_unit_test(test_platform_testbed_racks),
         cmocka_unit_test(test_platform_testbed_one_node),
