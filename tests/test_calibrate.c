@@ -305,6 +305,30 @@ static void test_fit_bandwidth_regime(void **state)
     json_decref(root);
 }
 
+/* run --fit-only argv on pairs: its "profile" object, checked to have 4 segments (the run in *r, the whole
+ * output in *root: the caller frees both) */
+static json_t *fit_profile(const char *const *argv, const char *pairs, struct cli_result *r, json_t **root)
+{
+    run(argv, pairs, r);
+    want_exit0(r);
+    *root = parse_json(r);
+    json_t *p = json_object_get(*root, "profile");
+    if (!json_is_object(p) || json_array_size(json_object_get(p, "factors")) != 4)
+        fail_msg("%s: want a profile of 4 segments:\n%s", r->cmd, r->out);
+    return p;
+}
+
+/* "bytes seconds" lines, 1 B to 4 MiB in powers of 2, of a known profile: 2 o = 4 us, the wire 10 us +
+ * 0.05 ns/B, latency factor L[s] and bandwidth factor B[s] in segment s (from 0, 4 KiB, 64 KiB, 1 MiB) */
+static void profile_pairs(const double *L, const double *B, char *pairs, size_t len)
+{
+    size_t n = 0;
+    for (long m = 1; m <= 4L << 20; m *= 2) {
+        int s = m >= 1048576 ? 3 : m >= 65536 ? 2 : m >= 4096 ? 1 : 0;
+        n += (size_t)snprintf(pairs + n, len - n, "%ld %.17g\n", m, 4e-6 + 10e-6 * L[s] + 0.05e-9 * m / B[s]);
+    }
+}
+
 /* points from a known profile (o = 2 us, wire 10 us + 0.05 ns/B, factors per segment, every segment's latency
  * resolvable up to 4 MiB; from 256 KiB one line, so the level's beta is the wire's): --fit-only --o 2us gives
  * back the bandwidth factors, the latency factors relative to the first segment's, and zero residual */
@@ -313,17 +337,11 @@ static void test_fit_profile(void **state)
     const double L[] = {1, 2, 3, 3}, B[] = {0.5, 0.25, 1, 1}, from[] = {0, 4096, 65536, 1048576};
     const char *argv[] = {calibrate_bin(0), "--fit-only", "--o", "2us", "--format", "json", NULL};
     char pairs[4096];
-    size_t n = 0;
     struct cli_result r;
     (void)state;
-    for (long m = 1; m <= 4L << 20; m *= 2) {
-        int s = m >= 1048576 ? 3 : m >= 65536 ? 2 : m >= 4096 ? 1 : 0;
-        n += (size_t)snprintf(pairs + n, sizeof pairs - n, "%ld %.17g\n", m, 4e-6 + 10e-6 * L[s] + 0.05e-9 * m / B[s]);
-    }
-    run(argv, pairs, &r);
-    want_exit0(&r);
-    json_t *root = parse_json(&r), *p = json_object_get(root, "profile"), *f = json_object_get(p, "factors");
-    if (!json_is_object(p) || json_array_size(f) != 4 || num(p, "o_s", r.cmd) != 2e-6 ||
+    profile_pairs(L, B, pairs, sizeof pairs);
+    json_t *root, *p = fit_profile(argv, pairs, &r, &root), *f = json_object_get(p, "factors");
+    if (num(p, "o_s", r.cmd) != 2e-6 ||
         !(num(p, "max_rel_residual", r.cmd) < 1e-9) || !json_is_string(json_object_get(p, "mring_sw")))
         fail_msg("%s: want a profile of o 2 us, 4 segments, zero residual:\n%s", r.cmd, r.out);
     json_t *f0 = json_array_get(f, 0);
@@ -347,17 +365,11 @@ static void test_fit_profile_wire(void **state)
     const char *argv[] = {calibrate_bin(0), "--fit-only", "--o", "2us", "--wire", "14us:20GBps", "--format", "json",
                           NULL};
     char pairs[4096];
-    size_t n = 0;
     struct cli_result r;
     (void)state;
-    for (long m = 1; m <= 4L << 20; m *= 2) {
-        int s = m >= 1048576 ? 3 : m >= 65536 ? 2 : m >= 4096 ? 1 : 0;
-        n += (size_t)snprintf(pairs + n, sizeof pairs - n, "%ld %.17g\n", m, 4e-6 + 10e-6 * L[s] + 0.05e-9 * m / B[s]);
-    }
-    run(argv, pairs, &r);
-    want_exit0(&r);
-    json_t *root = parse_json(&r), *p = json_object_get(root, "profile"), *f = json_object_get(p, "factors");
-    if (json_array_size(f) != 4 || !close_rel(num(p, "wire_alpha_s", r.cmd), 10e-6, 1e-12) ||
+    profile_pairs(L, B, pairs, sizeof pairs);
+    json_t *root, *p = fit_profile(argv, pairs, &r, &root), *f = json_object_get(p, "factors");
+    if (!close_rel(num(p, "wire_alpha_s", r.cmd), 10e-6, 1e-12) ||
         !close_rel(num(p, "beta_s_per_byte", r.cmd), 0.05e-9, 1e-12) || !(num(p, "max_rel_residual", r.cmd) < 1e-9))
         fail_msg("%s: want 4 segments on the wire 10 us + 0.05 ns/B, zero residual:\n%s", r.cmd, r.out);
     for (int s = 0; s < 4; s++) {
@@ -389,10 +401,7 @@ static void test_fit_profile_flat(void **state)
         if (m < 4096)
             sw += 1 / (t * t), swa += (t - 4e-6 - 0.05e-9 * m) / (t * t);
     }
-    run(argv, pairs, &r);
-    want_exit0(&r);
-    json_t *root = parse_json(&r), *f = json_object_get(json_object_get(root, "profile"), "factors");
-    json_t *f0 = json_array_get(f, 0);
+    json_t *root, *f = json_object_get(fit_profile(argv, pairs, &r, &root), "factors"), *f0 = json_array_get(f, 0);
     double lat = num(f0, "lat_factor", r.cmd), bw = num(f0, "bw_factor", r.cmd);
     if (!close_rel(lat, swa / sw / 10e-6, 1e-9) || bw != 1)
         fail_msg("%s: segment 0: latency factor %.12g (want %.12g), bandwidth factor %.12g (want 1)", r.cmd, lat,
@@ -421,11 +430,7 @@ static void test_fit_profile_bucket(void **state)
     for (long m = 1; m <= 4L << 20; m *= 2)
         n += (size_t)snprintf(pairs + n, sizeof pairs - n, "%ld %.17g\n", m,
                               16e-6 + 16e-9 * (double)(m > 131072 ? m - 131072 : 0));
-    run(argv, pairs, &r);
-    want_exit0(&r);
-    json_t *root = parse_json(&r), *f = json_object_get(json_object_get(root, "profile"), "factors");
-    if (json_array_size(f) != 4)
-        fail_msg("%s: want 4 segments:\n%s", r.cmd, r.out);
+    json_t *root, *f = json_object_get(fit_profile(argv, pairs, &r, &root), "factors");
     for (int s = 0; s < 4; s++) {
         json_t *fs = json_array_get(f, (size_t)s);
         double lat = num(fs, "lat_factor", r.cmd), bw = num(fs, "bw_factor", r.cmd);
