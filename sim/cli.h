@@ -21,9 +21,11 @@ typedef struct cli_cfgs {
 /* The help of --profile (simulate, tune, scaling, model). */
 #define CLI_PROFILE_HELP                                                                                           \
     "  --profile P       software costs of the stack (replacing the platform's mring_sw): a name\n"               \
-    "                    (mring profiles lists them) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,... (o: CPU per\n"         \
-    "                    message at each end, LogGP's o; lat/bw: latency and bandwidth factors from SIZE\n"        \
-    "                    bytes up, as SMPI's)\n"
+    "                    (mring profiles lists them) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,...;conn=C (o: CPU\n"      \
+    "                    per message at each end, LogGP's o; lat/bw: latency and bandwidth factors from SIZE\n"    \
+    "                    bytes up, as SMPI's; conn: stream (default), a connection per stream, or pair, one\n"    \
+    "                    ordered connection per pair of ranks carrying every stream's messages in issue\n"        \
+    "                    order, as MPI over TCP; simulated only, mring model keeps a connection per stream)\n"
 /* Handle --cfg NAME:VALUE and --profile P (returns 1 if opt was one of them); exits 2 on a bad value. */
 int cli_cfg_opt(const char *cmd, cli_cfgs_t *c, int opt, const char *arg);
 struct mring_platform;

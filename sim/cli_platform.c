@@ -51,7 +51,7 @@ static void help(void)
            "  --comment TEXT         an XML comment after the standard ones (repeatable; no \"--\" inside),\n"
            "                         e.g. where a figure comes from\n"
            "  --profile P            the software costs of its stack, in the root zone's mring_sw: a name\n"
-           "                         (mring profiles) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,... (see mring simulate)\n");
+           "                         (mring profiles) or o=TIME;lat=SIZE:F,...;bw=SIZE:F,...;conn=C (see mring simulate)\n");
 }
 
 enum { OPT_NODES = OPT_FIRST_FREE, OPT_RACKS, OPT_GPN, OPT_NICS, OPT_NICBW, OPT_NICLAT, OPT_NVBW, OPT_NVLAT,

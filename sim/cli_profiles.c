@@ -11,7 +11,7 @@ int cmd_profiles(int argc, char **argv)
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("usage: mring profiles\n\n"
                "List the named software profiles that --profile accepts: name, text form\n"
-               "(o=TIME;lat=SIZE:F,...;bw=SIZE:F,...) and the published source of its figures.\n");
+               "(o=TIME;lat=SIZE:F,...;bw=SIZE:F,...;conn=stream|pair) and the published source of its figures.\n");
         return 0;
     }
     if (argc > 1)

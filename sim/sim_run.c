@@ -193,7 +193,7 @@ oom:
 int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, mring_call_t k, int inplace, int trace,
                    mring_sim_result_t *res, char *err, size_t errlen)
 {
-    run_t run = {inplace, trace, simgrid_get_clock(), pf->sw.o, res, 0, 0, NULL, NULL, NULL};
+    run_t run = {inplace, trace, simgrid_get_clock(), pf->sw.o, pf->sw.conn_pair, res, 0, 0, NULL, NULL, NULL};
     coll_t coll = {c, k, 0, NULL};
     int rc;
     memset(res, 0, sizeof *res);
@@ -219,7 +219,7 @@ int mring_simulate(const mring_platform_t *pf, const mring_config_t *c, mring_ca
 int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inflight, int inplace,
                               char *err, size_t errlen)
 {
-    run_t run = {inplace, 0, simgrid_get_clock(), pf->sw.o, NULL, 0, 0, NULL, NULL, NULL};
+    run_t run = {inplace, 0, simgrid_get_clock(), pf->sw.o, pf->sw.conn_pair, NULL, 0, 0, NULL, NULL, NULL};
     coll_t *cs = calloc((size_t)n, sizeof *cs);
     double *ends = calloc((size_t)n, sizeof *ends);
     int rc = -1;

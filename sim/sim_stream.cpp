@@ -11,7 +11,9 @@
 //     start: Comm::sendto between the two hosts, the platform's route and its factors;
 //   - a receive completes o after its transfer has ended (an execution on the receiver's host);
 //   - a reduction or copy is an execution of its bytes on the rank's host;
-//   - at most MRING_SEND_WINDOW sends of a stream to one peer are on the wire, in issue order.
+//   - sends to a peer go out in issue order on a connection: the stream's own (conn=stream), at most
+//     MRING_SEND_WINDOW of them on the wire, or the pair of ranks' (conn=pair), which every stream of the
+//     rank shares and which carries one stream's messages at a time (see pump()).
 // While a stream pays o or reduces it is busy: the interpreter issues and reaps nothing for it.
 #include <simgrid/forward.h> // before the C headers: it includes C++ templates when compiled as C++
 
@@ -26,6 +28,7 @@ extern "C" {
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/s4u/Host.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -38,14 +41,19 @@ struct req {
     const mring_op_t *op;
     stream_ctx_t *s;
     double start;
-    bool is_send, started, arrived, paying, done;
-    req_t *next; // in the stream's send queue
-    req_t *peer; // a send on the wire: the receive it meets
+    bool is_send, started, offered, waiting, arrived, paying, done;
+    struct Conn *conn; // a send: the connection it goes out on
+    req_t *peer;       // a send on the wire: the receive it meets
+};
+
+// The sends of one connection not yet finished, in issue order (see pump()).
+struct Conn {
+    std::deque<req_t *> sends;
 };
 
 namespace {
 
-enum class Kind { TRANSFER, SEND_O, RECV_O, COMPUTE, INSTANT_END };
+enum class Kind { TRANSFER, SEND_O, RECV_O, COMPUTE, INSTANT_END, CONN_WAIT };
 
 // What an activity of ours stands for (its data).
 struct Event {
@@ -55,6 +63,7 @@ struct Event {
     const mring_op_t *op; // COMPUTE
     double start;         // COMPUTE
     sg4::ActivityPtr act; // keeps it alive until it has completed
+    struct Conn *conn = nullptr; // CONN_WAIT
 };
 
 struct ChannelKey {
@@ -77,6 +86,7 @@ struct Channel {
 };
 
 std::unordered_map<ChannelKey, Channel, ChannelHash> channels;
+std::unordered_map<ChannelKey, Conn, ChannelHash> conns; // stable references: a req keeps its Conn *
 std::vector<sg4::ActivityPtr> finished; // completed activities, released at the next completion
 std::vector<stream_ctx_t *> dirty;      // streams with a completion this instant, not yet carried on
 bool instant_end_posted;                // the marker of this instant's end is running
@@ -146,8 +156,14 @@ void offer(req_t *r)
 {
     const stream_ctx_t *s = r->s;
     Channel &ch = channels[ChannelKey{s->id, s->rank, r->op->peer, s->stream}];
+    r->offered = true;
     ch.sends.push_back(r);
     meet(ch);
+    if (s->run->conn_pair && !r->peer) { /* its receive may still be posted this instant: look again after it */
+        auto *e = new Event{Kind::CONN_WAIT, nullptr, nullptr, nullptr, 0, nullptr};
+        e->conn = r->conn;
+        launch(sg4::Exec::init()->set_host(s->run->hosts[s->rank])->set_flops_amount(0), e);
+    }
 }
 
 // Put a send on its way: the sender's o, then the offer.
@@ -160,8 +176,35 @@ void start_send(req_t *r)
         offer(r);
 }
 
-// r's transfer has ended: a receive pays the receiver's o (done when it has); a send leaves the queue and
-// the next waiting send to its peer starts.
+// Whether started send q holds its connection: a message that has waited for its receive past the instant
+// it was offered does not (it has sent no data; an MPI rendezvous waits for the receiver without blocking
+// the socket), so no stream of a pair's connection waits on another stream's receive.
+bool holds(const req_t *q) { return !(q->waiting && !q->peer); }
+
+// Start the sends of connection c that may go now, in issue order: a send goes when every earlier one has
+// gone and the sends that hold the connection are its own stream's, fewer than MRING_SEND_WINDOW (a
+// stream's own connection: the window overlaps one piece's latency with the previous piece's transfer; a
+// pair's connection: the other streams' messages wait, as bytes on one TCP socket do).
+void pump(Conn &c)
+{
+    const stream_ctx_t *owner = nullptr;
+    int on_wire = 0;
+    for (req_t *q : c.sends) {
+        if (!q->started) {
+            if (on_wire && (q->s != owner || on_wire >= MRING_SEND_WINDOW))
+                return;
+            start_send(q);
+        }
+        if (holds(q)) {
+            owner = q->s;
+            on_wire++;
+        }
+    }
+}
+
+// r's transfer has ended and its stream has seen it: a receive pays the receiver's o (done when it has); a
+// send leaves its connection, and the connection's next sends may start (the stream's progress starts them,
+// as a progress engine does).
 void complete(stream_ctx_t *s, req_t *r)
 {
     if (!r->is_send) {
@@ -174,32 +217,25 @@ void complete(stream_ctx_t *s, req_t *r)
         return;
     }
     r->done = true;
-    for (req_t **q = &s->sendq; *q; q = &(*q)->next)
-        if (*q == r) {
-            *q = r->next;
+    std::deque<req_t *> &q = r->conn->sends;
+    for (auto it = q.begin(); it != q.end(); ++it)
+        if (*it == r) {
+            q.erase(it);
             break;
         }
-    for (req_t *q = s->sendq; q; q = q->next)
-        if (q->op->peer == r->op->peer && !q->started) {
-            start_send(q);
-            break;
-        }
+    pump(*r->conn);
 }
 
-// Sends of a stream to the same peer go out in issue order, as messages on one connection do (an MPI or
-// NCCL channel, a TCP stream): at most MRING_SEND_WINDOW of them on the wire, the next starting when one
-// finishes.  Without this, SimGrid would share the bandwidth among all posted pieces of a pipelined step
-// and deliver them all at its end, which is no pipeline at all; with a window of 1 every piece would pay
-// the whole route latency in turn.  2 overlaps one piece's latency with the previous piece's transfer
-// (measured on a crossbar: a 64 MiB chain in 1 MiB pieces within 10% of the model's pipelined walk,
-// test_sim.c).
+// Sends go out on connections in issue order (pump()).  Without the window, SimGrid would share the
+// bandwidth among all posted pieces of a pipelined step and deliver them all at its end, which is no
+// pipeline at all; with a window of 1 every piece would pay the whole route latency in turn.  2 overlaps
+// one piece's latency with the previous piece's transfer (measured on a crossbar: a 64 MiB chain in 1 MiB
+// pieces within 10% of the model's pipelined walk, test_sim.c).
 
 int t_comm(void *ctx, const mring_op_t *op, void **out, bool is_send)
 {
     auto *s = static_cast<stream_ctx_t *>(ctx);
     auto *r = static_cast<req_t *>(calloc(1, sizeof(req_t)));
-    req_t **tail = &s->sendq;
-    int busy = 0;
     if (!r)
         return -1;
     r->op = op;
@@ -214,11 +250,12 @@ int t_comm(void *ctx, const mring_op_t *op, void **out, bool is_send)
         meet(ch);
         return 0;
     }
-    for (; *tail; tail = &(*tail)->next)
-        busy += (*tail)->op->peer == op->peer && (*tail)->started;
-    *tail = r;
-    if (busy < MRING_SEND_WINDOW)
-        start_send(r);
+    // conn=pair: one connection per pair of ranks, whatever the collective and stream
+    ChannelKey key = s->run->conn_pair ? ChannelKey{-1, s->rank, op->peer, -1}
+                                       : ChannelKey{s->id, s->rank, op->peer, s->stream};
+    r->conn = &conns[key];
+    r->conn->sends.push_back(r);
+    pump(*r->conn);
     return 0;
 }
 
@@ -303,6 +340,10 @@ void end_instant()
     std::vector<stream_ctx_t *> now;
     instant_end_posted = false;
     now.swap(dirty);
+    if (!now.empty() && now[0]->run->conn_pair) /* streams post to shared connections in the executor's order */
+        std::sort(now.begin(), now.end(), [](const stream_ctx_t *a, const stream_ctx_t *b) {
+            return a->rank != b->rank ? a->rank < b->rank : a->id != b->id ? a->id < b->id : a->stream < b->stream;
+        });
     for (stream_ctx_t *s : now) {
         s->dirty = 0;
         carry_on(s);
@@ -329,6 +370,11 @@ void on_completion(const sg4::Activity &a)
         s->busy = 0;
         offer(e->r);
         touch(s);
+        break;
+    case Kind::CONN_WAIT: /* the instant of an offer is over: sends still unmatched let the next ones go */
+        for (req_t *q : e->conn->sends)
+            q->waiting = q->offered && !q->peer;
+        pump(*e->conn);
         break;
     case Kind::RECV_O:
         s->busy = 0;
@@ -373,6 +419,7 @@ extern "C" void mring_sim_at(double date, void (*fn)(void *arg), void *arg)
 extern "C" void mring_sim_stream_cleanup(void)
 {
     channels.clear();
+    conns.clear();
     finished.clear();
     dirty.clear();
     instant_end_posted = false;

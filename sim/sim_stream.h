@@ -27,7 +27,6 @@ typedef struct req req_t;
 typedef struct stream_ctx {
     run_t *run;
     const coll_t *coll;
-    req_t *sendq;  /* its sends not yet finished, in issue order (see t_comm) */
     int id, rank, stream; /* id: the collective's index in the run */
     mring_rank_sched_t view; /* the rank's schedule restricted to this stream */
     mring_transport_t tp;    /* the interpreter keeps a pointer to it */
@@ -42,6 +41,7 @@ struct run {
     int inplace, trace;
     double t0;
     double o; /* the software profile's o: seconds of the rank's host per message at each end */
+    int conn_pair; /* the profile's conn=pair: one connection per pair of ranks (sim_stream.cpp) */
     mring_sim_result_t *res;
     int64_t capevents;
     int oom;

@@ -3,7 +3,7 @@
  * factors, in the model (closed form and walk) and in the simulator (SimGrid's factor callbacks and
  * an execution of o per message end).
  *
- * 1. Parsing: the text form round-trips; named profiles; bad parts get one line naming them.  Every
+ * 1. Parsing: the text form round-trips (conn= too); named profiles; bad parts get one line naming them.  Every
  *    named profile parses; nccl2 reproduces NCCL's per-step figures (3.4 us over an NVLink hop of
  *    0.5 us, 9.6 us over a 3.5 us node-to-node route) to 0.01 us.
  * 2. Exact costs on a contention-free crossbar (`mring platform cluster`, 2 ranks): a ring of 2
@@ -50,6 +50,15 @@ static void parse_roundtrip(void **st)
     assert_int_equal(mring_swprof_parse("none", &b, err, sizeof err), 0);
     assert_false(mring_swprof_active(&b));
     assert_true(mring_swprof_active(&a));
+    /* connections: conn=pair is kept in the text form and makes a profile active; conn=stream is the default */
+    assert_int_equal(mring_swprof_parse("bw=0:0.5;conn=pair", &a, err, sizeof err), 0);
+    assert_int_equal(a.conn_pair, 1);
+    assert_string_equal(mring_swprof_format(&a, text, sizeof text), "bw=0:0.5;conn=pair");
+    assert_int_equal(mring_swprof_parse("conn=pair", &a, err, sizeof err), 0);
+    assert_true(mring_swprof_active(&a));
+    assert_string_equal(mring_swprof_format(&a, text, sizeof text), "conn=pair");
+    assert_int_equal(mring_swprof_parse("conn=stream", &b, err, sizeof err), 0);
+    assert_false(b.conn_pair || mring_swprof_active(&b));
 }
 
 /* Every named profile parses and changes costs (but none); nccl2's step costs are NCCL's. */
@@ -82,7 +91,7 @@ static void parse_errors(void **st)
     } bad[] = {{"bogus", "'bogus'"},         {"o=fast", "'fast'"},         {"lat=1:2", "'1'"},
                {"lat=0:2,0:3", "'0'"},       {"bw=0:0", "'0'"},            {"bw=0:-1", "'-1'"},
                {"bw=0:nan", "'nan'"},        {"x=1", "'x'"},               {"lat=0", "'0'"},
-               {"o=1us;lat=0:1,4K:x", "'x'"}};
+               {"o=1us;lat=0:1,4K:x", "'x'"}, {"conn=tcp", "'tcp'"}};
     mring_swprof_t sw;
     char err[256];
     (void)st;

@@ -86,7 +86,7 @@ static int parse_part(char *part, mring_swprof_t *sw, char *err, size_t errlen)
 {
     char *eq = strchr(part, '=');
     if (!eq) {
-        snprintf(err, errlen, "profile part '%s' is not valid; expected o=TIME, lat=... or bw=...", part);
+        snprintf(err, errlen, "profile part '%s' is not valid; expected o=TIME, lat=..., bw=... or conn=...", part);
         return -1;
     }
     *eq = '\0';
@@ -101,7 +101,15 @@ static int parse_part(char *part, mring_swprof_t *sw, char *err, size_t errlen)
         return parse_pieces("lat", eq + 1, sw->lat, &sw->nlat, err, errlen);
     if (!strcmp(part, "bw"))
         return parse_pieces("bw", eq + 1, sw->bw, &sw->nbw, err, errlen);
-    snprintf(err, errlen, "profile key '%s' is not known; expected o, lat or bw", part);
+    if (!strcmp(part, "conn")) {
+        if (strcmp(eq + 1, "pair") != 0 && strcmp(eq + 1, "stream") != 0) {
+            snprintf(err, errlen, "profile conn '%s' is not valid; expected stream or pair", eq + 1);
+            return -1;
+        }
+        sw->conn_pair = !strcmp(eq + 1, "pair");
+        return 0;
+    }
+    snprintf(err, errlen, "profile key '%s' is not known; expected o, lat, bw or conn", part);
     return -1;
 }
 
@@ -152,7 +160,9 @@ char *mring_swprof_format(const mring_swprof_t *sw, char *buf, size_t len)
     if (sw->o > 0)
         used += (size_t)snprintf(buf, len, "o=%.15gs", sw->o);
     used = format_pieces("lat", sw->lat, sw->nlat, buf, len, used);
-    format_pieces("bw", sw->bw, sw->nbw, buf, len, used);
+    used = format_pieces("bw", sw->bw, sw->nbw, buf, len, used);
+    if (sw->conn_pair && used < len)
+        snprintf(buf + used, len - used, "%sconn=pair", used ? ";" : "");
     return buf;
 }
 
@@ -172,5 +182,5 @@ int mring_swprof_active(const mring_swprof_t *sw)
     for (int i = 0; i < sw->nbw; i++)
         if (sw->bw[i].factor != 1)
             return 1;
-    return sw->o > 0;
+    return sw->o > 0 || sw->conn_pair;
 }

@@ -11,8 +11,16 @@
  * (measured: two flows of factor 0.5 on one link take 4x the time of one unfactored flow).  The streams of one rank share its CPU: k of them posting messages in
  * the same step pay k * o each (processor sharing, as SimGrid shares a host among executions).
  *
+ * Connections (conn=): how the messages a rank sends to one peer share the way there.  conn=stream
+ * (the default): each stream of the rank (a ring, a channel) has its own connection, as NCCL's channels
+ * have their own queue pairs, and the messages of different streams share the bandwidth; conn=pair: one
+ * ordered connection per pair of ranks carries every stream's messages in issue order, as an MPI library
+ * over TCP (one socket per peer: MPICH's ch4:ucx over UCX's tcp transport) does, so a stream's message
+ * waits until the other streams' earlier ones to that peer have gone.  Only `mring simulate` (and what
+ * runs on it: tune, scaling) models conn=pair; `mring model` keeps a connection per stream.
+ *
  * Text form (the --profile option, the platform property mring_sw, the tuning file):
- *     o=TIME;lat=SIZE:FACTOR,SIZE:FACTOR,...;bw=SIZE:FACTOR,...
+ *     o=TIME;lat=SIZE:FACTOR,SIZE:FACTOR,...;bw=SIZE:FACTOR,...;conn=stream|pair
  * every part optional, sizes ascending from 0 with K/M/G suffixes; factor i applies to messages of
  * SIZE_i bytes and more.  Or a named profile (mring_swprof_named).
  */
@@ -32,6 +40,7 @@ typedef struct mring_swprof {
     double o; /* seconds of CPU per message at each end; 0 = none */
     int nlat, nbw;
     mring_piece_t lat[MRING_SW_PIECES], bw[MRING_SW_PIECES];
+    int conn_pair; /* 1: conn=pair (one ordered connection per pair of ranks); 0: conn=stream */
 } mring_swprof_t;
 
 /* Parse a profile's text form or a profile name into *sw.  Returns 0, or -1 with one line naming the
@@ -44,7 +53,7 @@ char *mring_swprof_format(const mring_swprof_t *sw, char *buf, size_t len);
 /* The factor of the last piece whose size is <= bytes; 1 when there are no pieces. */
 double mring_swprof_factor(const mring_piece_t *pieces, int n, double bytes);
 
-/* Whether sw changes any cost (o > 0 or a factor != 1). */
+/* Whether sw changes any cost (o > 0, a factor != 1 or conn=pair). */
 int mring_swprof_active(const mring_swprof_t *sw);
 
 /* The named profiles: name i (NULL past the last), its text form in *spec and its source in *source. */
