@@ -368,7 +368,15 @@ typedef struct result {
     double o_send, o_recv;        /* s; 0: not measured (one node) */
     const calib_profile_t *prof;  /* NULL: none fitted */
     const char *prof_wire;        /* the level whose line its factors scale (the ring's steps are its points) */
+    double conn_first, conn_second; /* s: the connection probe's two messages (calib_measure_conn); 0: none */
 } result_t;
+
+/* conn=pair when the probe's first message took less than this share of the second's time: one ordered
+ * connection gives 1/2 (the second waits for the first), a connection each (or shared bandwidth) gives 1. */
+#define CONN_PAIR_BELOW 0.75
+
+/* Whether the probe found one ordered connection per pair of ranks. */
+static int conn_pair(const result_t *r) { return r->conn_second > 0 && r->conn_first / r->conn_second < CONN_PAIR_BELOW; }
 
 /* The rack uplink's capacity per direction from its bulk test (B/s): its flows' bytes per second. */
 static double uplink_bps(const result_t *r) { return r->uplink->beta > 0 ? r->uplink_flows / r->uplink->beta : 0.0; }
@@ -398,6 +406,10 @@ static int report(const opts_t *o, const result_t *r)
                "pairs)\n", r->intra ? r->intra->pairs : 0, r->inter ? r->inter->pairs : 0, r->rack ? r->rack->pairs : 0,
                r->one_pair ? " (--one-pair)" : "",
                r->o_send * 1e6, r->o_recv * 1e6);
+        if (r->conn_second > 0)
+            printf("# connection: two %lld B messages to one peer at once complete after %.4g and %.4g ms (ratio %.3f):"
+                   " conn=%s\n", (long long)o->maxb, r->conn_first * 1e3, r->conn_second * 1e3,
+                   r->conn_first / r->conn_second, conn_pair(r) ? "pair" : "stream");
         if (r->prof)
             profile_table("ring steps", r->prof_wire, r->prof);
         printf("# reduce: %.4g GB/s (rank 0 alone), %.4g GB/s per rank with all %d at once (float32 sum, %lld B)\n",
@@ -418,6 +430,12 @@ static int report(const opts_t *o, const result_t *r)
     }
     json_object_set_new(j, "uplink", up);
     json_object_set_new(j, "ring", level_json(r->ring));
+    json_object_set_new(j, "connection",
+                        r->conn_second > 0
+                            ? json_pack("{s:I, s:f, s:f, s:f, s:s}", "bytes", (json_int_t)o->maxb, "first_s",
+                                        r->conn_first, "second_s", r->conn_second, "ratio",
+                                        r->conn_first / r->conn_second, "conn", conn_pair(r) ? "pair" : "stream")
+                            : json_null());
     json_object_set_new(j, "o_send_s", json_real(r->o_send));
     json_object_set_new(j, "o_recv_s", json_real(r->o_recv));
     if (r->prof) {
@@ -491,6 +509,7 @@ int main(int argc, char **argv)
     if (r.P >= 2) {
         calib_measure_ring(&lp, me, &ring);
         r.ring = &ring;
+        calib_measure_conn(&lp, me, o.maxb, &r.conn_first, &r.conn_second);
     }
     r.intra = r.R >= 2 ? &intra : NULL;
     r.inter = r.P > r.R ? &inter : NULL;
@@ -507,6 +526,7 @@ int main(int argc, char **argv)
             r.prof = &prof;
         } else
             fprintf(stderr, "mring-calibrate: warning: no software profile: %s\n", err);
+        prof.sw.conn_pair = conn_pair(&r);
     }
     int rc = rank0 ? report(&o, &r) : 0;
     MPI_Finalize();

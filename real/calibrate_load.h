@@ -74,6 +74,17 @@ void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, i
 void calib_measure_ring(const calib_load_t *lp, int me, level_t *l);
 
 /*
+ * Whether messages to one peer share one ordered connection (the profile's conn=, swprof.h): rank 0 sends
+ * two messages of `bytes` back to back (MPI_Isend twice) to its partner between nodes (inside its node
+ * when there is one node), which has posted both receives and times each from a common barrier until it
+ * completes; the others wait.  *first and *second (every rank): the medians over lp->iters rounds after
+ * lp->warmup, in seconds, the earlier-completing message first; 0 with one rank.  One connection carrying
+ * them in order delivers the first in about half the second's time; a connection per message (or bandwidth
+ * shared between them) delivers both together.
+ */
+void calib_measure_conn(const calib_load_t *lp, int me, int64_t bytes, double *first, double *second);
+
+/*
  * LogGP's o on the inter-node pairs, all at once (Culler et al., "LogP Performance Assessment of Fast
  * Network Interfaces", IEEE Micro 1996, the same method): o_send = the time a sender spends per
  * MPI_Send of 8 bytes posted back to back to receives already posted; o_recv = the time per MPI_Recv

@@ -4,7 +4,8 @@
  * 1. mring-calibrate under mpiexec on 4 ranks, 2 per node (all local here): the JSON's structure and
  *    sanity (alpha > 0, bandwidth = 1/beta > 0, one point per size, fit_s = alpha + beta * bytes,
  *    residuals finite and consistent, reduction throughput > 0); with racks the rack level and the
- *    uplink's bulk test (its flows and capacity = flows / beta).
+ *    uplink's bulk test (its flows and capacity = flows / beta); the connection probe (two messages to
+ *    one peer: the earlier first, conn=pair below a ratio of 0.75, and the profile saying so).
  * 2. mring-calibrate --fit-only (no MPI): points on a line give that line's alpha and beta exactly
  *    (and so does the unweighted fit reported beside it); scattered points give the weighted
  *    least-squares fit of weights 1/t^2 (checked against the closed form computed here).
@@ -139,6 +140,20 @@ static int check_level(const json_t *l, int nsizes, double first, const char *na
     return a > 0 && b > 0;
 }
 
+/* The connection probe: two messages of maxb bytes, the earlier first, their ratio, conn=pair below 0.75
+ * (one ordered connection: about 0.5) and the profile's text form saying so. */
+static void check_connection(const json_t *j, double maxb, const char *cmd, const char *out)
+{
+    const json_t *c = json_object_get(j, "connection");
+    const char *conn = json_string_value(json_object_get(c, "conn")),
+               *sw = json_string_value(json_object_get(json_object_get(j, "profile"), "mring_sw"));
+    double f = num(c, "first_s", cmd), sec = num(c, "second_s", cmd), ratio = num(c, "ratio", cmd);
+    if (num(c, "bytes", cmd) != maxb || !(f > 0 && f <= sec) || !close_rel(ratio, f / sec, 1e-12) || !conn || !sw ||
+        strcmp(conn, ratio < 0.75 ? "pair" : "stream") || !strstr(sw, "conn=pair") != !strcmp(conn, "stream"))
+        fail_msg("%s: want the connection probe's %g B messages, the first no later than the second, their ratio, "
+                 "conn=pair below 0.75 and in the profile's mring_sw:\n%s", cmd, maxb, out);
+}
+
 /* run mring-calibrate on 4 ranks, 2 per node; 1 when both levels' fits are physical */
 static int calibrate_json_once(void)
 {
@@ -162,6 +177,7 @@ static int calibrate_json_once(void)
     if (num(json_object_get(j, "ring"), "pairs", r.cmd) != 4 || !level || strcmp(level, "ring") || !wire ||
         strcmp(wire, "inter"))
         fail_msg("%s: want a ring of 4 ranks and the profile fitted to its steps on the inter line:\n%s", r.cmd, r.out);
+    check_connection(j, 65536, r.cmd, r.out);
     if (num(json_object_get(j, "intra"), "pairs", r.cmd) != 2 || num(json_object_get(j, "inter"), "pairs", r.cmd) != 2 ||
         !(num(j, "o_send_s", r.cmd) > 0) || !(num(j, "o_recv_s", r.cmd) > 0))
         fail_msg("%s: want 2 pairs at once per level and o measured:\n%s", r.cmd, r.out);
