@@ -86,6 +86,20 @@ static inline int sim_setup_run(const char *const *args)
     return ok ? 0 : -1;
 }
 
+/* Group setup: the scratch directory with c2.xml and c4.xml, `mring platform cluster` of 2 and 4 nodes
+ * (contention-free crossbars: every rank its own links).  0, or -1 when one cannot be made. */
+static inline int sim_crossbars_setup(void **state)
+{
+    char c2[PATH_MAX + 256], c4[PATH_MAX + 256];
+    const char *two[] = {"platform", "cluster", "--nodes", "2", "-o", c2, NULL},
+               *four[] = {"platform", "cluster", "--nodes", "4", "-o", c4, NULL};
+    if (sim_tmp_setup(state))
+        return -1;
+    snprintf(c2, sizeof c2, "%s", sim_tmp_path("c2.xml"));
+    snprintf(c4, sizeof c4, "%s", sim_tmp_path("c4.xml"));
+    return sim_setup_run(two) || sim_setup_run(four);
+}
+
 enum { SIM_MAX_LINKS = 32 };
 
 /* The link names (without _UP/_DOWN) of `mring route --platform platform from to`, in route order,

@@ -140,17 +140,6 @@ static void rings_overlap_dimensions(void **st)
         assert_true(sim_us(plat, cfgs[i], "o=2us;conn=pair", "1M") > 0);
 }
 
-static int platforms(void **st)
-{
-    static const char *two[] = {"platform", "cluster", "--nodes", "2", "-o", NULL, NULL},
-                      *four[] = {"platform", "cluster", "--nodes", "4", "-o", NULL, NULL};
-    if (sim_tmp_setup(st))
-        return -1;
-    two[5] = strdup(sim_tmp_path("c2.xml"));
-    four[5] = strdup(sim_tmp_path("c4.xml"));
-    return sim_setup_run(two) || sim_setup_run(four);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(fifo_on_a_pair), cmocka_unit_test(same_where_nothing_shares),
@@ -159,5 +148,5 @@ int main(void)
         fprintf(stderr, "test_sim_conn: %s is not executable; build it (scons -Q) or set MRING_BIN\n", cli_bin());
         return 1;
     }
-    return cmocka_run_group_tests_name("sim_conn", tests, platforms, sim_tmp_teardown);
+    return cmocka_run_group_tests_name("sim_conn", tests, sim_crossbars_setup, sim_tmp_teardown);
 }

@@ -145,18 +145,6 @@ static double time_us(const char *cmd, const char *method, const char *platform,
     return t[0];
 }
 
-static int platforms(void **st)
-{
-    static const char *two[] = {"platform", "cluster", "--nodes", "2", "-o", NULL, NULL},
-                      *four[] = {"platform", "cluster", "--nodes", "4", "-o", NULL, NULL};
-    (void)st;
-    if (sim_tmp_setup(st))
-        return -1;
-    two[5] = strdup(sim_tmp_path("c2.xml"));
-    four[5] = strdup(sim_tmp_path("c4.xml"));
-    return sim_setup_run(two) || sim_setup_run(four);
-}
-
 static void exact_two_ranks(void **st)
 {
     const char *p = sim_tmp_path("c2.xml"), *cfg = "--algo ring --topo 2";
@@ -253,5 +241,5 @@ int main(void)
         cmocka_unit_test(exact_two_ranks),     cmocka_unit_test(model_equals_simulate),
         cmocka_unit_test(platform_property),
     };
-    return cmocka_run_group_tests(tests, platforms, sim_tmp_teardown);
+    return cmocka_run_group_tests(tests, sim_crossbars_setup, sim_tmp_teardown);
 }
