@@ -30,7 +30,8 @@ static void help(void)
            "                    rank, one thread per ring (open it in ui.perfetto.dev or chrome://tracing)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable); the defaults are network/model:CM02 and\n"
            "                    network/crosstraffic:0, the alpha-beta model (LV08 would scale latency by\n"
-           "                    13.01 and bandwidth by 0.97)\n" CLI_PROFILE_HELP,
+           "                    13.01 and bandwidth by 0.97), and network/optim:Full (SimGrid 3.32's Lazy\n"
+           "                    can overfill a link when flows of different latency start in turn)\n" CLI_PROFILE_HELP,
            cli_conf_help());
 }
 

@@ -32,7 +32,8 @@ typedef struct mring_platform {
 } mring_platform_t;
 
 /*
- * Start SimGrid with the alpha-beta network model (CM02, no cross-traffic: sim_platform.c says why), then the
+ * Start SimGrid with the alpha-beta network model (CM02, no cross-traffic, the full update of its flows'
+ * rates rather than the lazy one: sim_platform.c says why), then the
  * user's options cfgs[0..ncfgs-1] ("--cfg=name:value", which may override them), load the platform
  * file and read its rank hosts and topology.  Returns 0; 2 with a one-line reason in err for a bad
  * platform (unreadable, malformed, no rank hosts, ranks missing or repeated, no or bad mring_topo);

@@ -131,8 +131,14 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
     char terr[256];
     int rc, argc = 0;
     /* alpha-beta predictions need CM02 and no cross-traffic (LV08 scales latency by
-     * 13.01 and bandwidth by 0.97; cross-traffic adds 5% reverse load); the user's --cfg come after */
-    char **argv = calloc((size_t)ncfgs + 4, sizeof *argv);
+     * 13.01 and bandwidth by 0.97; cross-traffic adds 5% reverse load).  network/optim:Full because
+     * SimGrid 3.32's default lazy update gives wrong rates when flows start while others of different
+     * latency share their links: two intra-node flows per node started, then 4.74 ms later one
+     * inter-node flow per rank both ways (4 hosts, 2 nodes, a 31 MB/s NIC each way): lazy delivers the
+     * flows leaving node 1 at 22 MB/s each, 44 MB/s through one 31 MB/s link, and those leaving node 0
+     * at 15.5 MB/s; Full gives every one the max-min 15.5 MB/s (tests/test_sim_maxmin.c checks it
+     * through its symmetry).  The user's --cfg come after. */
+    char **argv = calloc((size_t)ncfgs + 5, sizeof *argv);
     memset(pf, 0, sizeof *pf);
     snprintf(pf->file, sizeof pf->file, "%s", file);
     if (!argv)
@@ -144,6 +150,7 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
     argv[argc++] = "mring";
     argv[argc++] = "--cfg=network/model:CM02";
     argv[argc++] = "--cfg=network/crosstraffic:0";
+    argv[argc++] = "--cfg=network/optim:Full";
     for (int i = 0; i < ncfgs; i++)
         argv[argc++] = (char *)cfgs[i];
     xbt_log_control_set("root.thresh:critical ker_engine.app:file:/dev/null");

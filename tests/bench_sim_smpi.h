@@ -105,12 +105,13 @@ static void section_smpi(const char *root)
                               "--cfg=smpi/allreduce:lr",
                               "--cfg=network/model:CM02",
                               "--cfg=network/crosstraffic:0",
+                              "--cfg=network/optim:Full", /* as mring simulate (sim_platform.c) */
                               "--cfg=smpi/host-speed:1Gf",
                               prog,
                               count,
                               "noop", /* index OPARG */
                               NULL};
-        enum { OPARG = 14 };
+        enum { OPARG = 15 };
         if (s == 0)
             print_cmd(sm);
         run_t m;

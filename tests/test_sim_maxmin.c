@@ -1,0 +1,118 @@
+/* test_sim_maxmin.c - the sharing of links in `mring simulate` is max-min's, also where flows of different
+ * latency start one after another (the reason sim_platform.c runs SimGrid with network/optim:Full).
+ *
+ * The platform is the emulated testbed's, 2 nodes of 2 ranks (`mring platform testbed`: each rank a
+ * 130 MB/s port to its node's switch, each node one 31 MB/s NIC each way, no software costs, one ordered
+ * connection per pair of ranks).  A multiring 2x2 with 2 rings at 64 MiB is the same on both nodes: rank
+ * r and rank r ^ 2 (the same rank of the other node) run mirrored schedules over mirrored routes, so
+ * every op must start and end at the same simulated time on both.  SimGrid 3.32's lazy update broke that
+ * (2026-12-03): ring 1's allgather over the NICs ended 170 ms earlier on rank 0 than on rank 2, its flows
+ * out of one node running faster than its NIC.  Exact values where the arithmetic is simple: ring 0's
+ * reduce-scatter over the NICs (8 MiB each way, both ranks of a node through one NIC) takes the route's
+ * 15 us plus 8 MiB at half of 31 MB/s, to the last digit.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sim_cli.h"
+
+#define NRANKS 4
+#define MAXOPS 64
+
+/* One rank's ops from a --trace: name with the peer left out ("... RECV", "... SEND"), start, end (us). */
+typedef struct {
+    char name[64];
+    double start, end;
+} op_t;
+
+/* Collect rank `rank`'s ops of trace events `ev` into ops; returns how many. */
+static int rank_ops(json_t *ev, int rank, op_t *ops)
+{
+    int n = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(ev, i, e)
+    {
+        const char *nm = json_string_value(json_object_get(e, "name")), *ph = json_string_value(json_object_get(e, "ph"));
+        if (!nm || !ph || json_integer_value(json_object_get(e, "pid")) != rank || (strcmp(ph, "b") && strcmp(ph, "e")))
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "%s", nm);
+        char *peer = strstr(name, " from ") ? strstr(name, " from ") : strstr(name, " to ");
+        if (peer)
+            *peer = '\0';
+        int k;
+        for (k = 0; k < n && strcmp(ops[k].name, name); k++)
+            ;
+        if (k == n) {
+            assert_true(n < MAXOPS);
+            snprintf(ops[n].name, sizeof ops[n].name, "%s", name);
+            ops[n].start = ops[n].end = -1;
+            n++;
+        }
+        *(strcmp(ph, "b") ? &ops[k].end : &ops[k].start) = json_real_value(json_object_get(e, "ts"));
+    }
+    return n;
+}
+
+static void mirrored_nodes_mirrored_times(void **st)
+{
+    const char *plat = sim_tmp_path("testbed-2x2.xml"), *trace = sim_tmp_path("maxmin-trace.json");
+    const char *mk[] = {"platform", "testbed", "--nodes", "2", "--gpus-per-node", "2", "--intra", "10us:130MBps",
+                        "--inter", "15us:31MBps", "--reduce", "3.5GBps", "--profile", "o=0s;conn=pair", "-o", plat, NULL};
+    const char *sim[] = {"simulate", "--platform", plat, "--topo", "2x2", "--rings", "2", "-b", "64M", "-e", "64M",
+                         "--trace", trace, NULL};
+    struct cli_result r = {0};
+    json_error_t jerr;
+    op_t ops[NRANKS][MAXOPS];
+    int n[NRANKS];
+    (void)st;
+    cli_run_ok(mk, &r);
+    cli_free(&r);
+    cli_run_ok(sim, &r);
+    cli_free(&r);
+    json_t *root = json_load_file(trace, 0, &jerr);
+    if (!root)
+        fail_msg("%s: %s", trace, jerr.text);
+    json_t *ev = json_is_array(root) ? root : json_object_get(root, "traceEvents");
+    for (int q = 0; q < NRANKS; q++)
+        n[q] = rank_ops(ev, q, ops[q]);
+    for (int q = 0; q < NRANKS; q++) {
+        int m = q ^ 2;
+        assert_int_equal(n[q], 22); /* 2 rings x (a copy, 2 x (RS send, recv, reduce) and 2 x (AG send, recv)) */
+        assert_int_equal(n[q], n[m]);
+        for (int k = 0; k < n[q]; k++) {
+            const op_t *a = &ops[q][k], *b = &ops[m][k];
+            assert_string_equal(a->name, b->name);
+            if (!(a->start >= 0 && a->end >= a->start))
+                fail_msg("rank %d: '%s' has no start or end", q, a->name);
+            if (fabs(a->start - b->start) > 1e-9 * b->end || fabs(a->end - b->end) > 1e-9 * b->end)
+                fail_msg("rank %d's '%s' runs %.6f..%.6f us, its mirror rank %d's %.6f..%.6f us", q, a->name, a->start,
+                         a->end, m, b->start, b->end);
+        }
+    }
+    /* ring 0's reduce-scatter over the NICs: 15 us + 8 MiB / (31 MB/s / 2) */
+    int k = 0;
+    while (k < n[0] && strcmp(ops[0][k].name, "ring 0 RS d2 s0 RECV"))
+        k++;
+    assert_true(k < n[0]);
+    double took = ops[0][k].end - ops[0][k].start, want = 15.0 + 8388608.0 / 15.5;
+    if (fabs(took - want) > 1e-9 * want)
+        fail_msg("ring 0's reduce-scatter over the NICs took %.6f us, want %.6f", took, want);
+    json_decref(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(mirrored_nodes_mirrored_times)};
+    return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
+}
