@@ -5,7 +5,8 @@
  * Asserted: it succeeds, every configuration and size is measured and predicted, no measured element
  * is wrong, the report has its sections, among them the chunked multiring against the plain one at
  * every size (the issue-11 sign check; its verdict is reported, not asserted); the SMPI build of the
- * executor runs under smpirun with its results checked.  Accuracy is reported, never asserted (it depends on the
+ * executor runs under smpirun with its results checked; with --rounds 2 (the hostfile run) every row is
+ * the faster of its two rounds, each kept in measured-rounds.csv.  Accuracy is reported, never asserted (it depends on the
  * machine's load).
  */
 #include <stdarg.h>
@@ -95,8 +96,77 @@ static void quick_run(void **state)
     assert_int_equal(rows, 3);
 }
 
+/* Split a CSV line in place at its commas into at most max fields; returns how many. */
+static int csv_fields(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max; p++) {
+        f[n++] = p;
+        if (!(p = strchr(p, ',')))
+            break;
+        *p = '\0';
+    }
+    return n;
+}
+
+/* --rounds 2 in dir: measured-rounds.csv holds both rounds of every row (round number first), and each
+ * row of measured-rows.csv is the lower median of its rounds, for 2 rounds their faster one; overlap.csv
+ * gives the rounds' spread (slowest / fastest - 1 >= 0) at each size. */
+static void check_rounds(const char *dir, int nrows)
+{
+    char path[PATH_MAX + 64], *save = NULL, *f[20], key[64][160];
+    double lo[64];
+    int nkeys = 0, per_round[3] = {0};
+    snprintf(path, sizeof path, "%s/measured-rounds.csv", dir);
+    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        char k[160];
+        int round = atoi(l), i;
+        if (csv_fields(l, f, 20) != 19 || round < 1 || round > 2)
+            fail_msg("measured-rounds.csv: bad row (round %d, want 19 fields)", round);
+        per_round[round]++;
+        snprintf(k, sizeof k, "%s|%s|%s", f[1], f[7], f[14]);
+        for (i = 0; i < nkeys && strcmp(key[i], k); i++)
+            ;
+        if (i == nkeys) {
+            assert_true(nkeys < 64);
+            snprintf(key[nkeys], sizeof key[0], "%s", k);
+            lo[nkeys++] = strtod(f[11], NULL);
+        } else if (strtod(f[11], NULL) < lo[i])
+            lo[i] = strtod(f[11], NULL);
+    }
+    assert_int_equal(per_round[1], nrows);
+    assert_int_equal(per_round[2], nrows);
+    assert_int_equal(nkeys, nrows);
+    snprintf(path, sizeof path, "%s/measured-rows.csv", dir);
+    int rows = 0;
+    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save), rows++) {
+        char k[160];
+        int i;
+        assert_int_equal(csv_fields(l, f, 20), 18);
+        snprintf(k, sizeof k, "%s|%s|%s", f[0], f[6], f[13]);
+        for (i = 0; i < nkeys && strcmp(key[i], k); i++)
+            ;
+        if (i == nkeys || strtod(f[10], NULL) != lo[i])
+            fail_msg("measured-rows.csv: %s has time %s, not the faster of its 2 rounds", k, f[10]);
+    }
+    assert_int_equal(rows, nrows);
+    snprintf(path, sizeof path, "%s/overlap.csv", dir);
+    rows = 0;
+    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (!strncmp(l, "config,", 7))
+            continue;
+        if (csv_fields(l, f, 20) != 8 || !(strtod(f[7], NULL) >= 0) || !strcmp(f[7], "-"))
+            fail_msg("overlap.csv: no rounds' spread in row %d", rows + 1);
+        rows++;
+    }
+    assert_int_equal(rows, 3);
+    snprintf(path, sizeof path, "%s/meta", dir);
+    assert_non_null(strstr(slurp_file(path), "rounds=2\n"));
+}
+
 /* The real-cluster path: --hostfile with two "nodes" of this machine (mpiexec -f FILE -ppn 2): the same
- * calibration, measurement, prediction and report through the hostfile launcher; no root needed. */
+ * calibration, measurement, prediction and report through the hostfile launcher; no root needed.  It
+ * measures in 2 rounds (--rounds 2; check_rounds). */
 static void hostfile_run(void **state)
 {
     static char out[1 << 16];
@@ -108,8 +178,8 @@ static void hostfile_run(void **state)
     assert_non_null(f);
     fputs("# two nodes that are this machine\nlocalhost\n127.0.0.1\n", f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "%s --quick --hostfile %s --ranks-per-node 2 --out %s 2>&1", sim_repo_path("validation/run"),
-             hosts, dir);
+    snprintf(cmd, sizeof cmd, "%s --quick --rounds 2 --hostfile %s --ranks-per-node 2 --out %s 2>&1",
+             sim_repo_path("validation/run"), hosts, dir);
     int status = cli_shell(cmd, out, sizeof out);
     print_message("%s", out);
     if (status != 0)
@@ -121,6 +191,7 @@ static void hostfile_run(void **state)
     assert_non_null(strstr(report, "| --algo multiring --topo 2x2 | 3 |"));
     snprintf(path, sizeof path, "%s/meta", dir);
     assert_non_null(strstr(slurp_file(path), "launcher=hostfile"));
+    check_rounds(dir, 24);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir); /* the group teardown removes plain files only */
     assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
     /* a hostfile that is not there: one line, exit 2 */
@@ -129,6 +200,11 @@ static void hostfile_run(void **state)
     status = cli_shell(cmd, out, sizeof out);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(out, "none") || strchr(out, '\n') != strrchr(out, '\n'))
         fail_msg("%s: want exit 2 and one line naming the hostfile, got %d: %s", cmd, status, out);
+    /* no rounds: one line naming the value, exit 2 */
+    snprintf(cmd, sizeof cmd, "%s --quick --rounds 0 2>&1", sim_repo_path("validation/run"));
+    status = cli_shell(cmd, out, sizeof out);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(out, "'0'") || strchr(out, '\n') != strrchr(out, '\n'))
+        fail_msg("%s: want exit 2 and one line naming the value, got %d: %s", cmd, status, out);
 }
 
 /* The SMPI cross-check's executor: validation/smpi-bench builds mring-bench with smpicc (the build broke
