@@ -114,7 +114,7 @@ static int csv_fields(char *line, char **f, int max)
  * gives the rounds' spread (slowest / fastest - 1 >= 0) at each size. */
 static void check_rounds(const char *dir, int nrows)
 {
-    char path[PATH_MAX + 64], *save = NULL, *f[20], key[64][160];
+    char path[PATH_MAX * 2], *save = NULL, *f[20], key[64][160];
     double lo[64];
     int nkeys = 0, per_round[3] = {0};
     snprintf(path, sizeof path, "%s/measured-rounds.csv", dir);
