@@ -135,9 +135,10 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
      * SimGrid 3.32's default lazy update gives wrong rates when flows start while others of different
      * latency share their links: two intra-node flows per node started, then 4.74 ms later one
      * inter-node flow per rank both ways (4 hosts, 2 nodes, a 31 MB/s NIC each way): lazy delivers the
-     * flows leaving node 1 at 22 MB/s each, 44 MB/s through one 31 MB/s link, and those leaving node 0
-     * at 15.5 MB/s; Full gives every one the max-min 15.5 MB/s (tests/test_sim_maxmin.c checks it
-     * through its symmetry).  The user's --cfg come after. */
+     * flows leaving node 1 at 22 MB/s each on average, 44 MB/s through one 31 MB/s link, and those leaving
+     * node 0 at 15.5 MB/s; Full gives every one the max-min 15.5 MB/s (measured 2026-12-03 with mring and
+     * with a bare s4u program of those 8 flows; tests/test_sim_maxmin.c checks it through its symmetry
+     * and fails under Lazy).  The user's --cfg come after. */
     char **argv = calloc((size_t)ncfgs + 5, sizeof *argv);
     memset(pf, 0, sizeof *pf);
     snprintf(pf->file, sizeof pf->file, "%s", file);

@@ -1,6 +1,6 @@
 /* sim_cli.h - what tests/test_sim*.c share on top of cli_run.h: a run that must succeed, paths of
  * the repository's files (found from $MRING_BIN, so the tests do not depend on the cwd), a
- * scratch directory per test program and the links of a platform's route.  Header-only: each test_*.c is one translation unit.
+ * scratch directory per test program, the links of a platform's route and a CSV line's fields.  Header-only: each test_*.c is one translation unit.
  * Include after <cmocka.h>.
  */
 #ifndef MRING_TESTS_SIM_CLI_H
@@ -98,6 +98,26 @@ static inline int sim_crossbars_setup(void **state)
     snprintf(c2, sizeof c2, "%s", sim_tmp_path("c2.xml"));
     snprintf(c4, sizeof c4, "%s", sim_tmp_path("c4.xml"));
     return sim_setup_run(two) || sim_setup_run(four);
+}
+
+/* Split a CSV line in place into at most max fields ("..." may hold commas); the field count, or -1
+ * for a line with more fields or an unclosed quote. */
+static inline int csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max;) {
+        int quoted = *p == '"';
+        f[n++] = p + quoted;
+        p = quoted ? strchr(p + 1, '"') : p + strcspn(p, ",");
+        if (!p)
+            return -1;
+        if (quoted)
+            *p++ = '\0';
+        if (*p != ',')
+            return *p == '\0' ? n : -1;
+        *p++ = '\0';
+    }
+    return -1;
 }
 
 enum { SIM_MAX_LINKS = 32 };

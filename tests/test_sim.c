@@ -39,25 +39,6 @@ struct sweep {
     int n;
 };
 
-/* split a csv line in place into at most max fields ("..." may hold commas); the field count */
-static int csv_split(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line; n < max;) {
-        int quoted = *p == '"';
-        f[n++] = p + quoted;
-        p = quoted ? strchr(p + 1, '"') : p + strcspn(p, ",");
-        if (!p)
-            return -1;
-        if (quoted)
-            *p++ = '\0';
-        if (*p != ',')
-            return *p == '\0' ? n : -1;
-        *p++ = '\0';
-    }
-    return -1;
-}
-
 /* run args (which must print csv) and parse the rows into s */
 static void sweep_run(const char *const *args, struct sweep *s)
 {

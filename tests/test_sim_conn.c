@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "sim_cli.h"
+#include "sim_trace.h"
 
 /* The time (us) of `mring simulate --platform P CFG --profile PROF -b SIZE -e SIZE`. */
 static double sim_us(const char *plat, const char *cfg, const char *prof, const char *size)
@@ -49,25 +50,6 @@ static double sim_us(const char *plat, const char *cfg, const char *prof, const 
     return t;
 }
 
-/* From a --trace of rank 0: start and end (us) of ring j's first reduce-scatter receive. */
-static void first_recv(json_t *events, int j, double *start, double *end)
-{
-    char name[64];
-    size_t i;
-    json_t *e;
-    *start = *end = -1;
-    snprintf(name, sizeof name, "ring %d RS d1 s0 RECV", j);
-    json_array_foreach(events, i, e)
-    {
-        const char *nm = json_string_value(json_object_get(e, "name")), *ph = json_string_value(json_object_get(e, "ph"));
-        if (!nm || !ph || json_integer_value(json_object_get(e, "pid")) != 0 || strncmp(nm, name, strlen(name)))
-            continue;
-        *(strcmp(ph, "b") ? end : start) = json_real_value(json_object_get(e, "ts"));
-    }
-    if (*start < 0 || *end < 0)
-        fail_msg("no '%s' of rank 0 in the trace", name);
-}
-
 /* How long rank 0's first receives of rings 0 and 1 take under profile prof (us), the shorter first. */
 static void first_recvs(const char *prof, double t[2])
 {
@@ -80,10 +62,13 @@ static void first_recvs(const char *prof, double t[2])
     json_t *root = json_load_file(trace, 0, &jerr);
     if (!root)
         fail_msg("%s: %s: %s", r.cmd, trace, jerr.text);
+    sim_trace_op_t ops[16];
+    int n = sim_trace_ops(json_object_get(root, "traceEvents"), 0, ops, 16);
     for (int j = 0; j < 2; j++) {
-        double start, end;
-        first_recv(json_object_get(root, "traceEvents"), j, &start, &end);
-        t[j] = end - start;
+        char name[64];
+        snprintf(name, sizeof name, "ring %d RS d1 s0 RECV", j);
+        const sim_trace_op_t *o = sim_trace_find(ops, n, name);
+        t[j] = o->end - o->start;
     }
     if (t[1] < t[0]) {
         double x = t[0];

@@ -96,19 +96,6 @@ static void quick_run(void **state)
     assert_int_equal(rows, 3);
 }
 
-/* Split a CSV line in place at its commas into at most max fields; returns how many. */
-static int csv_fields(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line; n < max; p++) {
-        f[n++] = p;
-        if (!(p = strchr(p, ',')))
-            break;
-        *p = '\0';
-    }
-    return n;
-}
-
 /* --rounds 2 in dir: measured-rounds.csv holds both rounds of every row (round number first), and each
  * row of measured-rows.csv is the lower median of its rounds, for 2 rounds their faster one; overlap.csv
  * gives the rounds' spread (slowest / fastest - 1 >= 0) at each size. */
@@ -121,7 +108,7 @@ static void check_rounds(const char *dir, int nrows)
     for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         char k[160];
         int round = atoi(l), i;
-        if (csv_fields(l, f, 20) != 19 || round < 1 || round > 2)
+        if (csv_split(l, f, 20) != 19 || round < 1 || round > 2)
             fail_msg("measured-rounds.csv: bad row (round %d, want 19 fields)", round);
         per_round[round]++;
         snprintf(k, sizeof k, "%s|%s|%s", f[1], f[7], f[14]);
@@ -142,7 +129,7 @@ static void check_rounds(const char *dir, int nrows)
     for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save), rows++) {
         char k[160];
         int i;
-        assert_int_equal(csv_fields(l, f, 20), 18);
+        assert_int_equal(csv_split(l, f, 20), 18);
         snprintf(k, sizeof k, "%s|%s|%s", f[0], f[6], f[13]);
         for (i = 0; i < nkeys && strcmp(key[i], k); i++)
             ;
@@ -155,7 +142,7 @@ static void check_rounds(const char *dir, int nrows)
     for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         if (!strncmp(l, "config,", 7))
             continue;
-        if (csv_fields(l, f, 20) != 8 || !(strtod(f[7], NULL) >= 0) || !strcmp(f[7], "-"))
+        if (csv_split(l, f, 20) != 8 || !(strtod(f[7], NULL) >= 0) || !strcmp(f[7], "-"))
             fail_msg("overlap.csv: no rounds' spread in row %d", rows + 1);
         rows++;
     }
