@@ -1,6 +1,6 @@
 /* sim_cli.h - what tests/test_sim*.c share on top of cli_run.h: a run that must succeed, paths of
  * the repository's files (found from $MRING_BIN, so the tests do not depend on the cwd), a
- * scratch directory per test program, the links of a platform's route and a CSV line's fields.  Header-only: each test_*.c is one translation unit.
+ * scratch directory per test program, the links of a platform's route and a link's bandwidth, and a CSV line's fields.  Header-only: each test_*.c is one translation unit.
  * Include after <cmocka.h>.
  */
 #ifndef MRING_TESTS_SIM_CLI_H
@@ -146,6 +146,25 @@ static inline int sim_route_links(const char *platform, const char *from, const 
     if (n == 0)
         fail_msg("%s: no links", cmd);
     return n;
+}
+
+/* The bandwidth (B/s) of link `link` (its name without _UP/_DOWN) on the route of `mring route --platform
+ * platform from to`.  Fails the test when the route has no such link or gives it in a unit other than GBps. */
+static inline double sim_link_bw(const char *platform, const char *from, const char *to, const char *link)
+{
+    const char *args[] = {"route", "--platform", platform, from, to, NULL};
+    struct cli_result r = {0};
+    double bw = 0;
+    char unit[16] = "";
+    size_t len = strlen(link);
+    cli_run_ok(args, &r);
+    for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        if (!strncmp(l, link, len) && l[len] == '_' && sscanf(l, "%*s %lf %15s", &bw, unit) != 2)
+            fail_msg("%s: cannot read the bandwidth of '%s'", r.cmd, l);
+    if (!(bw > 0) || strcmp(unit, "GBps") != 0)
+        fail_msg("%s: no %s link in GBps in:\n%s", r.cmd, link, r.out);
+    cli_free(&r);
+    return bw * 1e9;
 }
 
 /* How many of the n names contain part. */

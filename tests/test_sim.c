@@ -135,23 +135,6 @@ static void test_sim_equals_model(void **state)
 
 /* ---- 2. the bound of one NIC per node on minsky-64 ---- */
 
-/* the bandwidth (B/s) of node 0's NIC port, n0-rail0, from `mring route` between two nodes */
-static double minsky_nic_bw(void)
-{
-    const char *args[] = {"route", "--platform", sim_repo_path(MINSKY), "n0-gpu0", "n16-gpu0", NULL};
-    struct cli_result r = {0};
-    double bw = 0;
-    char unit[16] = "";
-    cli_run_ok(args, &r);
-    for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-        if (!strncmp(l, "n0-rail0_", 9) && sscanf(l, "%*s %lf %15s", &bw, unit) != 2)
-            fail_msg("%s: cannot read the bandwidth of '%s'", r.cmd, l);
-    if (!(bw > 0) || strcmp(unit, "GBps") != 0)
-        fail_msg("%s: no n0-rail0 link in GBps in:\n%s", r.cmd, r.out);
-    cli_free(&r);
-    return bw * 1e9;
-}
-
 /*
  * Every node is one NIC port (bw B/s per direction) away from the others, and a node's 4 ranks'
  * inputs must leave it and the other 63 nodes' must come in: like one participant of an allreduce
@@ -162,7 +145,8 @@ static void test_minsky_nic_bound(void **state)
 {
     static const char *const configs[][2] = {
         {"multiring", "1"}, {"multiring", "2,1,1"}, {"ring", "1"}, {"rabenseifner", "1"}, {"hier", "1"}};
-    const double bw = minsky_nic_bw(), n = MINSKY_NODES;
+    /* the bandwidth (B/s) of node 0's NIC port, n0-rail0, from `mring route` between two nodes */
+    const double bw = sim_link_bw(sim_repo_path(MINSKY), "n0-gpu0", "n16-gpu0", "n0-rail0"), n = MINSKY_NODES;
     int bad = 0;
     for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
         const struct sweep *s = minsky_sweep(configs[c][0], configs[c][1], "1K", "1G");
