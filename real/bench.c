@@ -22,7 +22,8 @@ static void help(void)
     printf("usage: mpiexec -n P mring-bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
            "                  [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
            "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n"
-           "                  [--tuning FILE] [--device host|cuda] [--cuda-aware]\n\n"
+           "                  [--tuning FILE] [--device host|cuda] [--cuda-aware] [--barrier 0|1]\n"
+           "                  [--trace FILE.json]\n\n"
            "Time allreduce on the MPI job's ranks with the flags of nccl-tests (all_reduce_perf), out of\n"
            "place and in place, and check every result: inputs whose exact sum is known whatever the\n"
            "reduction order, receive buffers poisoned first, guard words around the buffers, the send\n"
@@ -30,6 +31,10 @@ static void help(void)
            "  -b, -e, -f, -i    size sweep in bytes per rank (default 32M..32M, factor 2; K/M/G = powers of two)\n"
            "  -n, --iters N     timed iterations per size (default 20)\n"
            "  -w, --warmup N    untimed iterations first (default 5)\n"
+           "  --barrier 0|1     0 (default): the timed calls run back to back and their total is divided by N, as\n"
+           "                    nccl-tests do, so a rank that ends a call early starts the next one; 1: a barrier\n"
+           "                    before each call, each call timed alone, as OSU's osu_allreduce (one call's latency,\n"
+           "                    what mring simulate predicts)\n"
            "  -c, --check 0|1   check the results (default 1)\n"
            "  -d, --datatype T  %s (default float32)\n"
            "  -o, --op OP       %s (default sum; each on the types MPI defines it for)\n"
@@ -45,7 +50,10 @@ static void help(void)
            "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out`\n"
            "  --device D        host (default) or cuda: buffers in GPU memory (CUDA builds), staged through pinned\n"
            "                    host memory piece by piece\n"
-           "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n",
+           "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n"
+           "  --trace FILE      after the last size's out-of-place timing, one more call from a barrier, traced: when\n"
+           "                    each rank posted and completed each op, as the trace-event JSON of mring simulate\n"
+           "                    --trace (open both in ui.perfetto.dev; each rank's times from its own start)\n",
            mring_dtype_list(), mring_redop_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING));
 }
 
@@ -55,16 +63,16 @@ static void finalize_hook(int status)
     MPI_Finalize();
 }
 
-enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE };
+enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE };
 
 typedef struct bench {
     cli_conf_t cc;
     cli_sweep_t sweep;
-    int iters, warmup, check, average, mpi;
+    int iters, warmup, check, average, mpi, barrier;
     mring_redop_t op;
     mring_format_t fmt;
     double timeout;
-    const char *tuning_file;
+    const char *tuning_file, *trace;
     mring_tuning_t *tuning;
     int device, cuda_aware; /* --device cuda; --cuda-aware */
 } bench_t;
@@ -80,6 +88,8 @@ static void parse(int argc, char **argv, bench_t *b)
                                          {"tuning", required_argument, 0, OPT_TUNING},
                                          {"device", required_argument, 0, OPT_DEVICE},
                                          {"cuda-aware", no_argument, 0, OPT_CUDA_AWARE},
+                                         {"barrier", required_argument, 0, OPT_BARRIER},
+                                         {"trace", required_argument, 0, OPT_TRACE},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     const char *cmd = NULL;
     int opt;
@@ -120,6 +130,8 @@ static void parse(int argc, char **argv, bench_t *b)
             b->device = !strcmp(optarg, "cuda");
             break;
         case OPT_CUDA_AWARE: b->cuda_aware = 1; break;
+        case OPT_BARRIER: b->barrier = cli_int(cmd, "--barrier", optarg, 0, 1); break;
+        case OPT_TRACE: b->trace = optarg; break;
         case 'h':
             if (rank0)
                 help();
@@ -150,16 +162,29 @@ static int call(const run_t *r, const void *in, void *out, int64_t count)
     return mring_allreduce(in, out, count, r->t, r->b->op, r->ctx);
 }
 
-/* Seconds per call on this rank, combined over ranks as -a says; min and max too. */
+/* Seconds per call on this rank, combined over ranks as -a says; min and max too.  --barrier 1 times each
+ * call alone after a barrier (OSU Micro-Benchmarks' osu_allreduce: MPI_Barrier between calls, each timed);
+ * 0 times the calls back to back (nccl-tests' all_reduce_perf). */
 static void timed(const run_t *r, const void *in, void *out, int64_t count, double *t, double *tmin, double *tmax)
 {
     for (int i = 0; i < r->b->warmup; i++)
         call(r, in, out, count);
+    double mine = 0, sum;
     MPI_Barrier(r->comm);
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < r->b->iters; i++)
-        call(r, in, out, count);
-    double mine = (MPI_Wtime() - t0) / r->b->iters, sum;
+    if (r->b->barrier) { /* each call alone, from a barrier (OSU's osu_allreduce) */
+        for (int i = 0; i < r->b->iters; i++) {
+            MPI_Barrier(r->comm);
+            double t0 = MPI_Wtime();
+            call(r, in, out, count);
+            mine += MPI_Wtime() - t0;
+        }
+    } else { /* back to back (nccl-tests) */
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < r->b->iters; i++)
+            call(r, in, out, count);
+        mine = MPI_Wtime() - t0;
+    }
+    mine /= r->b->iters;
     MPI_Allreduce(&mine, tmin, 1, MPI_DOUBLE, MPI_MIN, r->comm);
     MPI_Allreduce(&mine, tmax, 1, MPI_DOUBLE, MPI_MAX, r->comm);
     MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, r->comm);
@@ -250,7 +275,19 @@ static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, 
     mring_rings_format(&c, rings, 64);
 }
 
-static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_t size)
+/* --trace: one call from a barrier, traced, its timeline written on rank 0. */
+static void traced_call(const run_t *r, bufs_t *bb, int64_t count)
+{
+    char err[512];
+    MPI_Barrier(r->comm);
+    mring_ctx_trace_next(r->ctx);
+    if (call(r, in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
+        cli_fail(NULL, "--trace %s: the traced call failed", r->b->trace);
+    if (mring_trace_gather(r->ctx, count, r->t, r->b->trace, err, sizeof err))
+        cli_fail(NULL, "--trace %s: %s", r->b->trace, err);
+}
+
+static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_t size, int last)
 {
     int64_t count = size / (int64_t)mring_dtype_size(r->t), bad = 0;
     bufs_t bb = {0};
@@ -272,6 +309,8 @@ static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_
         sync_buffers(&bb, 0, 1);
         sync_buffers(&bb, 1, 1);
         timed(r, inplace ? MPI_IN_PLACE : in_ptr(&bb), out_ptr(&bb), count, &t, &tmin, &tmax);
+        if (r->b->trace && last && !inplace)
+            traced_call(r, &bb, count);
         row->count = count;
         row->size = size;
         row->inplace = inplace;
@@ -334,6 +373,8 @@ int main(int argc, char **argv)
     if (b.device)
         cli_usage_error(NULL, "--device cuda: this mring-bench was built without CUDA (nvcc not found)");
 #endif
+    if (b.trace && b.mpi)
+        cli_usage_error(NULL, "--trace with --algo mpi: MPI_Allreduce's inside is not traced; use an mring algorithm");
     if (b.tuning_file && (b.mpi || !(b.tuning = mring_tuning_load(b.tuning_file, err, sizeof err))))
         cli_usage_error(NULL, "%s", b.mpi ? "--tuning and --algo mpi both given; expected one" : err);
     if (!b.mpi && !b.tuning && mring_ctx_create(MPI_COMM_WORLD, &c, b.timeout, &r.ctx, err, sizeof err) != MPI_SUCCESS)
@@ -362,7 +403,7 @@ int main(int argc, char **argv)
     if (rank0 && !rep)
         cli_fail(NULL, "out of memory");
     for (int i = 0; i < n; i++)
-        bad += size_rows(&r, rep, &row, sizes[i]);
+        bad += size_rows(&r, rep, &row, sizes[i], i == n - 1);
     if (rank0) {
         if (b.fmt == MRING_FMT_TABLE)
             printf("# Out of bounds values : %lld %s\n", (long long)bad, bad ? "FAILED" : "OK");

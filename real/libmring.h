@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "dtype.h"
+#include "trace.h"
 
 #include <mpi.h>
 #include <stdint.h>
@@ -93,6 +94,29 @@ const mring_config_t *mring_ctx_config(const mring_ctx_t *ctx);
 /* The rank and size of the context's communicator. */
 int mring_ctx_rank(const mring_ctx_t *ctx);
 int mring_ctx_size(const mring_ctx_t *ctx);
+
+/*
+ * Trace the next call on ctx: it records when each op of this rank's schedule was posted and when it
+ * was seen complete (seconds from the start of the call, which was at MPI_Wtime() = *t0).
+ * mring_ctx_trace_events then gives them, until the next call on ctx or mring_ctx_free; the ops point
+ * into the call's schedule.  Returns the number of events of the last traced call, or -1 when it had
+ * none or its trace was incomplete (no memory).  Tracing costs a clock read and a small allocation per
+ * message: trace one call, time the others.
+ */
+void mring_ctx_trace_next(mring_ctx_t *ctx);
+int64_t mring_ctx_trace_events(const mring_ctx_t *ctx, const mring_trace_event_t **events, double *t0);
+
+/*
+ * Gather the last traced call's events of every rank (collective) and write them on rank 0 to path as
+ * trace-event JSON (trace.h), the format of `mring simulate --trace`; count and t are the call's.  When
+ * every rank runs on one host (one MPI_Get_processor_name), times are on that host's clock from the
+ * earliest rank's start; otherwise (clocks of different hosts are not comparable) each rank's times are
+ * from its own start, so trace a call that starts at a barrier.  Returns 0 on
+ * every rank, or -1 on every rank with a reason in err on rank 0 (a rank without a complete trace, no
+ * memory, the file cannot be written).
+ */
+int mring_trace_gather(const mring_ctx_t *ctx, int64_t count, mring_dtype_t t, const char *path, char *err,
+                       size_t errlen);
 
 void mring_ctx_free(mring_ctx_t *ctx);
 

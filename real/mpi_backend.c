@@ -1,5 +1,6 @@
 /* mpi_backend.c - the MPI transport of the interpreter and the libmring API (see libmring.h). */
 #include "libmring.h"
+#include "mpi_ctx.h"
 
 #include "algo.h"
 #include "interp.h"
@@ -38,6 +39,9 @@ struct mring_ctx {
     unsigned char *dev_scratch;
     int64_t dev_scratch_bytes;
     int64_t max_message; /* bytes one MPI count of MPI_BYTE may carry; larger messages go as blocks */
+    int trace_next;         /* mring_ctx_trace_next: trace the next call */
+    mring_tracer_t tracer;  /* the last traced call's ops */
+    int traced;             /* tracer holds a call's events */
 };
 
 /* A message.  With device buffers and no CUDA-aware MPI it is staged piece by piece through pinned
@@ -282,10 +286,22 @@ int mring_ctx_rank(const mring_ctx_t *c) { return c->rank; }
 const mring_config_t *mring_ctx_config(const mring_ctx_t *c) { return &c->cfg; }
 int mring_ctx_size(const mring_ctx_t *c) { return c->size; }
 
+void mring_ctx_trace_next(mring_ctx_t *c) { c->trace_next = 1; }
+MPI_Comm mring_ctx_comm(const mring_ctx_t *c) { return c->comms[0]; }
+const mring_rank_sched_t *mring_ctx_schedule(const mring_ctx_t *c) { return &c->sched; }
+
+int64_t mring_ctx_trace_events(const mring_ctx_t *c, const mring_trace_event_t **events, double *t0)
+{
+    *events = c->tracer.events;
+    *t0 = c->tracer.t0;
+    return c->traced && !c->tracer.oom ? c->tracer.nevents : -1;
+}
+
 void mring_ctx_free(mring_ctx_t *c)
 {
     if (!c)
         return;
+    mring_tracer_free(&c->tracer);
     for (int i = 0; i < c->ncomms; i++)
         MPI_Comm_free(&c->comms[i]);
     if (c->sched_count >= 0)
@@ -335,6 +351,8 @@ static int prepare(mring_ctx_t *c, int64_t count, size_t elsize)
     return MPI_SUCCESS;
 }
 
+static double wtime(void) { return MPI_Wtime(); }
+
 static int run(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t t, mring_redop_t op, mring_ctx_t *c)
 {
     static const mring_transport_t table = {NULL, t_isend, t_irecv, t_reduce, t_copy, t_test, NULL, NULL};
@@ -348,7 +366,12 @@ static int run(const void *sendbuf, void *recvbuf, int64_t count, mring_dtype_t 
     c->dtype = t;
     c->op = op;
     tp.ctx = c;
-    if (mring_interp_init(&it, &c->sched, &tp, inplace))
+    mring_tracer_free(&c->tracer);
+    c->traced = c->trace_next;
+    c->trace_next = 0;
+    if (c->traced)
+        mring_tracer_init(&c->tracer, &tp, c->rank, wtime);
+    if (mring_interp_init(&it, &c->sched, c->traced ? &c->tracer.tp : &tp, inplace))
         return MPI_ERR_NO_MEM;
     rc = mring_interp_run(&it, c->timeout_s);
     if (rc == 1) { /* timeout: name the stuck operation, then stop the whole job rather than hang */

@@ -147,7 +147,7 @@ int cmd_simulate(int argc, char **argv)
         }
         if (mring_report_row(rep, &row))
             cli_fail(cmd, "writing the report failed");
-        if (o.trace && last && mring_sim_write_trace(&res, o.trace, err, sizeof err))
+        if (o.trace && last && mring_trace_write(res.events, res.nevents, res.scheds, res.nranks, o.trace, err, sizeof err))
             cli_fail(cmd, "%s", err);
         mring_sim_result_free(&res);
     }

@@ -19,6 +19,7 @@
 #include "algo.h"
 #include "cost.h"
 #include "schedule.h"
+#include "trace.h"
 
 #include <simgrid/forward.h>
 #include <stdio.h>
@@ -79,18 +80,12 @@ int mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw, c
 int mring_embed_search(const mring_platform_t *pf, const mring_config_t *c, char *text, size_t len, char *err,
                        size_t errlen);
 
-/* One traced op: rank, stream, the op, start and end in simulated seconds. */
-typedef struct mring_sim_event {
-    int rank, stream;
-    const mring_op_t *op;
-    double start, end;
-} mring_sim_event_t;
 
 typedef struct mring_sim_result {
     double time; /* seconds from the start of the call to the last op's completion */
     double phase_start[MRING_NPHASES][MRING_MAX_DIMS], phase_end[MRING_NPHASES][MRING_MAX_DIMS];
     int phase_seen[MRING_NPHASES][MRING_MAX_DIMS];
-    mring_sim_event_t *events; /* when tracing: every op, times relative to the start */
+    mring_trace_event_t *events; /* when tracing: every op, times in simulated seconds from the start */
     int64_t nevents;
     mring_rank_sched_t *scheds; /* kept while events point into them */
     int nranks;
@@ -126,10 +121,5 @@ typedef struct mring_sim_coll {
  */
 int mring_simulate_concurrent(const mring_platform_t *pf, mring_sim_coll_t *colls, int n, int inflight, int inplace,
                               char *err, size_t errlen);
-
-/* Write res's events as Chrome/Perfetto trace-event JSON (one process per rank, one thread per
- * stream); written to a temporary file and renamed, so the file appears whole or not at all.
- * Returns 0, or -1 with a reason in err. */
-int mring_sim_write_trace(const mring_sim_result_t *res, const char *path, char *err, size_t errlen);
 
 #endif

@@ -110,7 +110,7 @@ void record(stream_ctx_t *s, const mring_op_t *op, double start, double end)
         return;
     if (res->nevents == run->capevents) {
         int64_t cap = run->capevents ? 2 * run->capevents : 4096;
-        auto *ev = static_cast<mring_sim_event_t *>(realloc(res->events, (size_t)cap * sizeof(mring_sim_event_t)));
+        auto *ev = static_cast<mring_trace_event_t *>(realloc(res->events, (size_t)cap * sizeof(mring_trace_event_t)));
         if (!ev) {
             run->oom = 1;
             return;
@@ -118,7 +118,7 @@ void record(stream_ctx_t *s, const mring_op_t *op, double start, double end)
         res->events = ev;
         run->capevents = cap;
     }
-    res->events[res->nevents++] = mring_sim_event_t{s->rank, s->stream, op, start, end};
+    res->events[res->nevents++] = mring_trace_event_t{s->rank, s->stream, op, start, end};
 }
 
 void launch(sg4::ActivityPtr a, Event *e)

@@ -1,4 +1,4 @@
-/* sim_trace.h - a rank's ops from a `mring simulate --trace` file (sim_trace.c's Chrome trace events:
+/* sim_trace.h - a rank's ops from a `mring simulate --trace` file (trace.c's Chrome trace events:
  * each op one "b" and one "e" event with the same id), for the tests that time single ops.
  * Header-only; include after <cmocka.h> and <jansson.h>.
  */

@@ -3,7 +3,7 @@
  * 1. build/tests/mpi_allreduce_check on P = 1, 2, 3, 4, 5, 6, 8 ranks: every algorithm, topology
  *    and rings against known results (see that file); exit 0 and "... 0 failures".
  * 2. mring-bench on 4 ranks: table and csv output, --algo mpi, avg/prod in 16-bit types, and bad
- *    input (one line on stderr, non-zero exit, no hang).
+ *    input (one line on stderr, non-zero exit, no hang); --trace against mring simulate --trace.
  * The MPI programs are found next to $MRING_BIN (build/bin/mring -> build/tests/, build/bin/); the
  * tests skip when MPICH or they are missing.  Every run has a deadline (MPIEXEC_TIMEOUT, then the
  * whole process group is killed), so nothing hangs.
@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "cli_run.h"
 #include "mpi_run.h"
@@ -351,10 +352,120 @@ static void test_bench_embed_chunks(void **state)
     bench_table_ok(mr, 5);
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Per rank, the sorted names of the ops ("b" events) of a trace file; each op's "e" comes after its "b" in
+ * time, and no time is negative.  Returns the number of ops of all ranks. */
+static int trace_names(const char *path, int nranks, json_t **names)
+{
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr), *ev = json_object_get(root, "traceEvents"), *e, *begin = json_object();
+    size_t i;
+    int n = 0;
+    if (!root || !json_is_array(ev))
+        fail_msg("%s: not a trace (%s)", path, root ? "no traceEvents" : jerr.text);
+    for (int r = 0; r < nranks; r++)
+        names[r] = json_array();
+    json_array_foreach(ev, i, e)
+    {
+        const char *ph = json_string_value(json_object_get(e, "ph")), *id = json_string_value(json_object_get(e, "id"));
+        json_int_t pid = json_integer_value(json_object_get(e, "pid"));
+        double ts = json_number_value(json_object_get(e, "ts"));
+        char key[64];
+        if (!ph || !strcmp(ph, "M"))
+            continue;
+        assert_true(id && pid >= 0 && pid < nranks && ts >= 0);
+        snprintf(key, sizeof key, "%lld/%s", (long long)pid, id);
+        if (!strcmp(ph, "b")) {
+            json_array_append(names[pid], json_object_get(e, "name"));
+            json_object_set_new(begin, key, json_real(ts));
+            n++;
+        } else if (!json_object_get(begin, key) || ts < json_real_value(json_object_get(begin, key))) {
+            fail_msg("%s: op %s of rank %lld ends before it begins", path, id, (long long)pid);
+        }
+    }
+    for (int r = 0; r < nranks; r++) { /* sort by dumping each name and ordering the strings */
+        size_t m = json_array_size(names[r]);
+        const char **v = calloc(m + 1, sizeof *v);
+        for (size_t k = 0; k < m; k++)
+            v[k] = json_string_value(json_array_get(names[r], k));
+        qsort(v, m, sizeof *v, cmp_str);
+        json_t *sorted = json_array();
+        for (size_t k = 0; k < m; k++)
+            json_array_append_new(sorted, json_string(v[k]));
+        free(v);
+        json_decref(names[r]);
+        names[r] = sorted;
+    }
+    json_decref(begin);
+    json_decref(root);
+    return n;
+}
+
+/* --trace: the measured timeline of a call names exactly the ops, rank by rank, that mring simulate
+ * --trace names for the same configuration (2 rings in 2 chunks on 2x2, an awkward count: 5001 floats). */
+static void test_bench_trace(void **state)
+{
+    char dir[] = "/tmp/mring-test-trace-XXXXXX", plat[64], sim[64], real[64];
+    struct cli_result r = {0};
+    json_t *want[4], *got[4];
+    (void)state;
+    if (!build_file("bin/mring-bench") || !mkdtemp(dir))
+        skip();
+    snprintf(plat, sizeof plat, "%s/p.xml", dir);
+    snprintf(sim, sizeof sim, "%s/sim.json", dir);
+    snprintf(real, sizeof real, "%s/real.json", dir);
+    const char *mk[] = {"platform", "testbed", "--nodes", "2", "--gpus-per-node", "2", "--intra", "10us:130MBps",
+                        "--inter", "15us:31MBps", "--reduce", "3.5GBps", "-o", plat, NULL};
+    const char *simulate[] = {"simulate", "--platform", plat, "--topo", "2x2", "--rings", "2", "--chunks", "2", "-b",
+                              "20004", "-e", "20004", "--trace", sim, NULL};
+    const char *bench[] = {"--topo", "2x2", "--rings", "2", "--chunks", "2", "-b", "20004", "-e", "20004", "-n", "2",
+                           "-w", "1", "--barrier", "1", "--trace", real, "--format", "csv", NULL};
+    if (cli_run(mk, &r) || !r.exited || r.status != 0) { /* no SimGrid back end in this build */
+        cli_free(&r);
+        rmdir(dir);
+        skip();
+    }
+    cli_free(&r);
+    cli_run_ok(simulate, &r);
+    cli_free(&r);
+    mpi_launch(4, "bin/mring-bench", bench, BENCH_LIMIT_S, &r);
+    want_exit0(&r);
+    cli_free(&r);
+    int n = trace_names(sim, 4, want), m = trace_names(real, 4, got);
+    assert_int_equal(n, m);
+    assert_true(n > 4 * 2 * 2 * 4); /* per rank: 2 rings x 2 chunks x (2 dimensions x RS and AG) messages at least */
+    for (int k = 0; k < 4; k++) {
+        if (!json_equal(want[k], got[k])) {
+            char *a = json_dumps(want[k], JSON_COMPACT), *b = json_dumps(got[k], JSON_COMPACT);
+            fail_msg("rank %d: simulated ops %s, measured ops %s", k, a, b);
+        }
+        json_decref(want[k]);
+        json_decref(got[k]);
+    }
+    unlink(plat);
+    unlink(sim);
+    unlink(real);
+    rmdir(dir);
+}
+
+/* --trace with --algo mpi is refused in one line, exit 2 */
+static void test_bench_trace_mpi(void **state)
+{
+    const char *args[] = {"--algo", "mpi", "--trace", "/tmp/mring-test-never.json", NULL};
+    struct cli_result r;
+    (void)state;
+    mpi_launch(2, "bin/mring-bench", args, PROMPT_S, &r);
+    if (!r.exited || r.status != 2 || !strstr(r.err, "--trace with --algo mpi") || access("/tmp/mring-test-never.json", F_OK) == 0)
+        fail_msg("%s: want exit 2 naming --trace with --algo mpi and no file; got %d: %s", r.cmd, r.status, r.err);
+    cli_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bench_tuning_dim_algo), cmocka_unit_test(test_bench_embed_chunks),
+        cmocka_unit_test(test_bench_trace),    cmocka_unit_test(test_bench_trace_mpi),
         cmocka_unit_test(test_bench_bad_topo), cmocka_unit_test(test_bench_bad_type),
         cmocka_unit_test(test_bench_op_not_on_type), cmocka_unit_test(test_bench_new_types),
         cmocka_unit_test(test_bench_table),    cmocka_unit_test(test_bench_csv),
