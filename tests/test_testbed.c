@@ -176,6 +176,8 @@ static void bad_input(void **st)
         {"up --nodes 4 --ranks-per-node 2 --rate 1gbit --racks 1 --uplink-rate 2gbit", "'2gbit'"},
         {"up --nodes 4 --ranks-per-node 2 --rate 1gbit --racks 2 --uplink-rate slow", "'slow'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --mtu 100", "'100'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --cc nosuch", "'nosuch'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --cc 'a b'", "'a b'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --bogus", "'--bogus'"},
         {"up --nodes", "--nodes"},
         {"down --bogus", "'--bogus'"},
@@ -446,13 +448,24 @@ static int shaped_pair(struct port *ports, int n, const char *up, const char *do
 
 static void netns_2x2(void **st)
 {
+    static char allowed[sizeof out];
     need_netns("netns 2x2");
+    sh("cat /proc/sys/net/ipv4/tcp_allowed_congestion_control");
+    snprintf(allowed, sizeof allowed, "%s", out);
     up_netns("--nodes 2 --ranks-per-node 2 --rate 1gbit");
     int rc = sh(DEADLINE " validation/testbed status");
     if (rc != 0 || !strstr(out, "mode=netns\n") || !strstr(out, "nodes=2\n") || !strstr(out, "ranks_per_node=2\n") ||
         !strstr(out, "rate=1gbit\n") || !strstr(out, "intra_rate=4gbit\n") || !strstr(out, "racks=1\n") ||
         !strstr(out, "uplink_rate=\n") || !strstr(out, "namespaces=mrtb-sw mrtb-r0 mrtb-r1 mrtb-r2 mrtb-r3\n"))
         fail_msg("status: want mode=netns, 2 nodes x 2 ranks, rate 1gbit, intra 4gbit, no racks; got %d: %s", rc, out);
+    /* every rank on Linux's default TCP congestion control, whatever the host's default */
+    if (sh("grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control") == 0) {
+        if (sh(DEADLINE " validation/testbed status | grep -x tcp_cc=cubic") != 0)
+            fail_msg("status: want tcp_cc=cubic; got %s", out);
+        for (int r = 0; r < 4; r++)
+            if (sh("ip netns exec mrtb-r%d sysctl -n net.ipv4.tcp_congestion_control | grep -x cubic", r) != 0)
+                fail_msg("rank %d: want TCP congestion control cubic, got %s", r, out);
+    }
 
     struct port ports[12];
     int n = 0;
@@ -485,6 +498,9 @@ static void netns_2x2(void **st)
         print_message("netns 2x2: no mpiexec or build/bin/mring-bench; MPI jobs not run\n");
     }
     down_clean();
+    sh("cat /proc/sys/net/ipv4/tcp_allowed_congestion_control");
+    if (strcmp(out, allowed) != 0) /* down put back the host's list that up extended */
+        fail_msg("after down the host's tcp_allowed_congestion_control is %s; before up it was %s", out, allowed);
 }
 
 static void netns_racks(void **st)
