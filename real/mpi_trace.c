@@ -67,11 +67,12 @@ int mring_trace_gather(const mring_ctx_t *c, int64_t count, mring_dtype_t t, con
     const mring_trace_event_t *ev;
     double t0, *tm = NULL, *all_t = NULL;
     int64_t n = mring_ctx_trace_events(c, &ev, &t0), lost = n < 0, bad, *idx = NULL, *all_idx = NULL, total = 0;
-    int P = mring_ctx_size(c), me = mring_ctx_rank(c), mine = n < 0 ? 0 : (int)n, two = 2 * mine, rc = 0;
+    int P = mring_ctx_size(c), me = mring_ctx_rank(c), mine = n < 0 ? 0 : (int)n, two = 2 * mine, rc = -1, ok;
     int *cnt = NULL, *displ = NULL;
     MPI_Comm comm = mring_ctx_comm(c);
     double shift = clock_shift(comm, t0);
-    if (!(idx = malloc(2 * (size_t)(mine + 1) * sizeof *idx)) || !(tm = malloc(2 * (size_t)(mine + 1) * sizeof *tm)))
+    if (!(idx = malloc(2 * (size_t)(mine + 1) * sizeof *idx)) || !(tm = malloc(2 * (size_t)(mine + 1) * sizeof *tm)) ||
+        (me == 0 && (!(cnt = malloc((size_t)P * sizeof *cnt)) || !(displ = malloc((size_t)P * sizeof *displ)))))
         lost = 1;
     for (int i = 0; !lost && i < mine; i++) {
         idx[2 * i] = ev[i].stream;
@@ -83,30 +84,29 @@ int mring_trace_gather(const mring_ctx_t *c, int64_t count, mring_dtype_t t, con
     if (bad) {
         snprintf(err, errlen, "%lld rank(s) have no complete trace of the last call (none traced, or out of memory)",
                  (long long)bad);
-        free(idx);
-        free(tm);
-        return -1;
+        goto out;
     }
-    if (me == 0 && (!(cnt = malloc((size_t)P * sizeof *cnt)) || !(displ = malloc((size_t)P * sizeof *displ))))
-        rc = -1;
     MPI_Gather(&two, 1, MPI_INT, cnt, 1, MPI_INT, 0, comm);
-    for (int r = 0; me == 0 && displ && r < P; r++) {
+    for (int r = 0; me == 0 && r < P; r++) {
         displ[r] = (int)total;
         total += cnt[r];
     }
-    if (me == 0 && !rc && (!(all_idx = malloc((size_t)(total + 1) * sizeof *all_idx)) ||
-                           !(all_t = malloc((size_t)(total + 1) * sizeof *all_t))))
-        rc = -1;
+    ok = me != 0 || ((all_idx = malloc((size_t)(total + 1) * sizeof *all_idx)) &&
+                     (all_t = malloc((size_t)(total + 1) * sizeof *all_t)));
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm); /* rank 0 has room for every rank's events, or nobody sends */
+    if (!ok) {
+        snprintf(err, errlen, "out of memory gathering the trace");
+        goto out;
+    }
     MPI_Gatherv(idx, two, MPI_INT64_T, all_idx, cnt, displ, MPI_INT64_T, 0, comm);
     MPI_Gatherv(tm, two, MPI_DOUBLE, all_t, cnt, displ, MPI_DOUBLE, 0, comm);
-    if (me == 0 && rc)
-        snprintf(err, errlen, "out of memory gathering the trace");
-    else if (me == 0) {
+    if (me == 0) {
         for (int r = 0; r < P; r++)
             cnt[r] /= 2;
         rc = write_all(c, (mring_call_t){count, mring_dtype_size(t)}, all_idx, all_t, cnt, P, path, err, errlen);
     }
     MPI_Bcast(&rc, 1, MPI_INT, 0, comm);
+out:
     free(idx);
     free(tm);
     free(cnt);

@@ -1,5 +1,6 @@
-/* sim_trace.h - a rank's ops from a `mring simulate --trace` file (trace.c's Chrome trace events:
- * each op one "b" and one "e" event with the same id), for the tests that time single ops.
+/* sim_trace.h - a rank's ops from a trace file of `mring simulate --trace` or `mring-bench --trace`
+ * (model/exec/trace.c's Chrome trace events: each op one "b" and one "e" event with the same id), for the
+ * tests that time single ops or compare a measured timeline with a simulated one.
  * Header-only; include after <cmocka.h> and <jansson.h>.
  */
 #ifndef MRING_TESTS_SIM_TRACE_H
@@ -10,6 +11,7 @@
 
 typedef struct {
     char name[64]; /* the event's name without its peer: "ring 0 RS d2 s0 RECV" */
+    char full[96]; /* the event's whole name: "ring 0 RS d2 s0 RECV from 2" */
     char id[24];
     double start, end; /* us; -1 until seen */
 } sim_trace_op_t;
@@ -33,6 +35,7 @@ static inline int sim_trace_ops(json_t *events, int rank, sim_trace_op_t *ops, i
                 fail_msg("rank %d has more than %d ops in the trace", rank, max);
             sim_trace_op_t *o = &ops[n++];
             snprintf(o->name, sizeof o->name, "%s", nm);
+            snprintf(o->full, sizeof o->full, "%s", nm);
             char *peer = strstr(o->name, " from ") ? strstr(o->name, " from ") : strstr(o->name, " to ");
             if (peer)
                 *peer = '\0';
