@@ -3,10 +3,9 @@
  * Launched as `mpiexec -n P build/bin/mring-bench [flags]`; see --help.
  */
 #include "algo.h"
-#include "args.h"
+#include "bench_args.h"
 #include "bench_check.h"
 #include "libmring.h"
-#include "tuning.h"
 #ifdef MRING_HAVE_CUDA
 #include "cuda_reduce.h"
 #endif
@@ -15,133 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank0;
-
-static void help(void)
-{
-    printf("usage: mpiexec -n P mring-bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
-           "                  [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
-           "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n"
-           "                  [--tuning FILE] [--device host|cuda] [--cuda-aware] [--barrier 0|1]\n"
-           "                  [--trace FILE.json]\n\n"
-           "Time allreduce on the MPI job's ranks with the flags of nccl-tests (all_reduce_perf), out of\n"
-           "place and in place, and check every result: inputs whose exact sum is known whatever the\n"
-           "reduction order, receive buffers poisoned first, guard words around the buffers, the send\n"
-           "buffer unchanged, results bitwise identical across ranks.\n\n"
-           "  -b, -e, -f, -i    size sweep in bytes per rank (default 32M..32M, factor 2; K/M/G = powers of two)\n"
-           "  -n, --iters N     timed iterations per size (default 20)\n"
-           "  -w, --warmup N    untimed iterations first (default 5)\n"
-           "  --barrier 0|1     0 (default): the timed calls run back to back and their total is divided by N, as\n"
-           "                    nccl-tests do, so a rank that ends a call early starts the next one; 1: a barrier\n"
-           "                    before each call, each call timed alone, as OSU's osu_allreduce (one call's latency,\n"
-           "                    as mring simulate predicts it from a common start; the ranks' skew leaving the\n"
-           "                    barrier is in it)\n"
-           "  -c, --check 0|1   check the results (default 1)\n"
-           "  -d, --datatype T  %s (default float32)\n"
-           "  -o, --op OP       %s (default sum; each on the types MPI defines it for)\n"
-           "  -a, --average A   time reported: 0 rank 0, 1 average (default), 2 minimum, 3 maximum over ranks\n"
-           "  --topo T          rank grid (default: the job's nodes, ranks per node x nodes when every node has\n"
-           "                    as many and ranks go node by node, else P, a flat ring)\n"
-           "  --algo A          %s (default %s), or mpi (the MPI library's own\n"
-           "                    MPI_Allreduce, timed and checked the same way)\n"
-           "  --rings, --segment, --dim-algo, --chunks, --embed   as in mring simulate (no --embed auto)\n"
-           "  --format F        table (default), csv or json (fields as mring simulate, plus inplace, wrong,\n"
-           "                    time_min_us, time_max_us)\n"
-           "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n"
-           "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out`\n"
-           "  --device D        host (default) or cuda: buffers in GPU memory (CUDA builds), staged through pinned\n"
-           "                    host memory piece by piece\n"
-           "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n"
-           "  --trace FILE      after the last size's out-of-place timing, one more call from a barrier, traced: when\n"
-           "                    each rank posted and completed each op, as the trace-event JSON of mring simulate\n"
-           "                    --trace (open both in ui.perfetto.dev; each rank's times from its own start)\n",
-           mring_dtype_list(), mring_redop_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING));
-}
-
 static void finalize_hook(int status)
 {
     (void)status;
     MPI_Finalize();
-}
-
-enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE };
-
-typedef struct bench {
-    cli_conf_t cc;
-    cli_sweep_t sweep;
-    int iters, warmup, check, average, mpi, barrier;
-    mring_redop_t op;
-    mring_format_t fmt;
-    double timeout;
-    const char *tuning_file, *trace;
-    mring_tuning_t *tuning;
-    int device, cuda_aware; /* --device cuda; --cuda-aware */
-} bench_t;
-
-static void parse(int argc, char **argv, bench_t *b)
-{
-    static const struct option opts[] = {CLI_CONF_OPTIONS, CLI_SWEEP_OPTIONS,
-                                         {"iters", required_argument, 0, 'n'}, {"warmup", required_argument, 0, 'w'},
-                                         {"check", required_argument, 0, 'c'}, {"datatype", required_argument, 0, 'd'},
-                                         {"op", required_argument, 0, 'o'}, {"average", required_argument, 0, 'a'},
-                                         {"format", required_argument, 0, OPT_FORMAT},
-                                         {"timeout", required_argument, 0, OPT_TIMEOUT},
-                                         {"tuning", required_argument, 0, OPT_TUNING},
-                                         {"device", required_argument, 0, OPT_DEVICE},
-                                         {"cuda-aware", no_argument, 0, OPT_CUDA_AWARE},
-                                         {"barrier", required_argument, 0, OPT_BARRIER},
-                                         {"trace", required_argument, 0, OPT_TRACE},
-                                         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *cmd = NULL;
-    int opt;
-    while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:n:w:c:d:o:a:h", opts)) != -1) {
-        if (cli_sweep_opt(cmd, &b->sweep, opt, optarg))
-            continue;
-        if (opt == OPT_ALGO && !strcmp(optarg, "mpi")) {
-            b->mpi = 1;
-            continue;
-        }
-        if (cli_conf_opt(&b->cc, opt, optarg))
-            continue;
-        switch (opt) {
-        case 'n': b->iters = cli_int(cmd, "-n", optarg, 1, 1 << 30); break;
-        case 'w': b->warmup = cli_int(cmd, "-w", optarg, 0, 1 << 30); break;
-        case 'c': b->check = cli_int(cmd, "-c", optarg, 0, 1); break;
-        case 'd': {
-            mring_dtype_t t;
-            if (mring_dtype_parse(optarg, &t))
-                cli_usage_error(cmd, "-d '%s' is unknown; expected one of %s", optarg, mring_dtype_list());
-            b->cc.type_s = optarg;
-            break;
-        }
-        case 'o':
-            if (mring_redop_parse(optarg, &b->op))
-                cli_usage_error(cmd, "-o '%s' is unknown; expected one of %s", optarg, mring_redop_list());
-            break;
-        case 'a': b->average = cli_int(cmd, "-a", optarg, 0, 3); break;
-        case OPT_FORMAT:
-            if (mring_format_parse(optarg, &b->fmt))
-                cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
-            break;
-        case OPT_TIMEOUT: b->timeout = cli_double(cmd, "--timeout", optarg, 0); break;
-        case OPT_TUNING: b->tuning_file = optarg; break;
-        case OPT_DEVICE:
-            if (strcmp(optarg, "host") && strcmp(optarg, "cuda"))
-                cli_usage_error(cmd, "--device '%s' is unknown; expected host or cuda", optarg);
-            b->device = !strcmp(optarg, "cuda");
-            break;
-        case OPT_CUDA_AWARE: b->cuda_aware = 1; break;
-        case OPT_BARRIER: b->barrier = cli_int(cmd, "--barrier", optarg, 0, 1); break;
-        case OPT_TRACE: b->trace = optarg; break;
-        case 'h':
-            if (rank0)
-                help();
-            MPI_Finalize();
-            exit(0);
-        }
-    }
-    if (optind < argc)
-        cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 }
 
 typedef struct run {
@@ -343,15 +219,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &r.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r.P);
-    rank0 = r.rank == 0;
+    int rank0 = r.rank == 0;
     cli_set_program("mring-bench", !rank0, finalize_hook);
-    b.sweep = cli_sweep_default();
-    b.iters = 20;
-    b.warmup = 5;
-    b.check = 1;
-    b.average = 1;
-    b.timeout = 60;
-    parse(argc, argv, &b);
+    bench_parse(argc, argv, rank0, &b);
     if (!b.cc.topo_s) { /* the job's own grid, as the interposer's */
         mring_topo_t own;
         if (mring_comm_topo(MPI_COMM_WORLD, &own, err, sizeof err) != MPI_SUCCESS)
@@ -359,23 +229,7 @@ int main(int argc, char **argv)
         b.cc.topo_s = mring_topo_format(&own, own_s, sizeof own_s);
     }
     cli_conf_build(NULL, &b.cc, 0, NULL, &c, &r.t);
-    if (!mring_op_valid(r.t, b.op))
-        cli_usage_error(NULL, "-o %s is not defined on -d %s; it takes %s", mring_redop_name(b.op),
-                        mring_dtype_name(r.t), mring_op_domain(b.op));
-    if (b.mpi && mring_mpi_datatype(r.t) == MPI_DATATYPE_NULL)
-        cli_usage_error(NULL, "--algo mpi with -d %s: MPI has no %s type; use another type",
-                        mring_dtype_name(r.t), mring_dtype_name(r.t));
-#ifdef MRING_HAVE_CUDA
-    if (b.device && !mring_cuda_supports(r.t))
-        cli_usage_error(NULL, "--device cuda with -d %s: CUDA has no long double; use --device host", mring_dtype_name(r.t));
-    if (b.device && mring_cuda_devices() < 1)
-        cli_usage_error(NULL, "--device cuda: no CUDA device is visible on this machine");
-#else
-    if (b.device)
-        cli_usage_error(NULL, "--device cuda: this mring-bench was built without CUDA (nvcc not found)");
-#endif
-    if (b.trace && b.mpi)
-        cli_usage_error(NULL, "--trace with --algo mpi: MPI_Allreduce's inside is not traced; use an mring algorithm");
+    bench_check(&b, r.t);
     if (b.tuning_file && (b.mpi || !(b.tuning = mring_tuning_load(b.tuning_file, err, sizeof err))))
         cli_usage_error(NULL, "%s", b.mpi ? "--tuning and --algo mpi both given; expected one" : err);
     if (!b.mpi && !b.tuning && mring_ctx_create(MPI_COMM_WORLD, &c, b.timeout, &r.ctx, err, sizeof err) != MPI_SUCCESS)
@@ -390,16 +244,7 @@ int main(int argc, char **argv)
                        .topo = mring_topo_format(&c.topo, topo, sizeof topo), .rings = mring_rings_format(&c, rings, sizeof rings),
                        .ranks = r.P, .type = mring_dtype_name(r.t), .redop = mring_redop_name(b.op), .real = 1,
                        .config = b.mpi ? NULL : mring_config_describe(&c, desc, sizeof desc)};
-    if (b.tuning)
-        snprintf(title, sizeof title, "mring-bench: configuration per size from %s (%d ranks), %d iterations, "
-                 "%d warm-up, check %s", b.tuning_file, r.P, b.iters, b.warmup, b.check ? "on" : "off");
-    else if (b.mpi)
-        snprintf(title, sizeof title, "mring-bench: the MPI library's MPI_Allreduce (%d ranks), %d iterations, "
-                 "%d warm-up, check %s", r.P, b.iters, b.warmup, b.check ? "on" : "off");
-    else
-        snprintf(title, sizeof title, "mring-bench: %s on %s (%d ranks), rings %s, segment %lld B%s%s, %d iterations, "
-                 "%d warm-up, check %s", row.algo, topo, r.P, rings, (long long)c.segment, b.cc.dim_algo_s ? ", dim-algo " : "",
-                 b.cc.dim_algo_s ? b.cc.dim_algo_s : "", b.iters, b.warmup, b.check ? "on" : "off");
+    bench_title(&b, r.P, &c, row.algo, topo, rings, title, sizeof title);
     mring_report_t *rep = rank0 ? mring_report_open(stdout, b.fmt, 1, title) : NULL;
     if (rank0 && !rep)
         cli_fail(NULL, "out of memory");
