@@ -359,7 +359,7 @@ static void port_of(const char *ns, const char *dev, const char *master)
 }
 
 /* DEV's egress in NS must be shaped at RATE (as tc prints it, e.g. "4Gbit"): tbf at the root, under it
- * the scheduler that sends small packets first, and the byte FIFO of bulk data */
+ * the scheduler that sends TCP segments without payload first, and the byte FIFO of everything else */
 static void shaped(const char *ns, const char *dev, const char *rate)
 {
     char want[64];
@@ -369,8 +369,19 @@ static void shaped(const char *ns, const char *dev, const char *rate)
         !strstr(out, "qdisc bfifo 3: parent 2:2"))
         fail_msg("%s in %s: want tbf at %s with the htb priority and a bfifo under it; got %d: %s", dev, ns, rate, rc, out);
     rc = sh("tc -n %s filter show dev %s parent 2:", ns, dev);
-    if (rc != 0 || !strstr(out, "flowid 2:1") || !strstr(out, "match 00000000/0000fe00 at 0"))
-        fail_msg("%s in %s: want the filter of packets under 512 bytes into class 2:1; got %d: %s", dev, ns, rc, out);
+    if (rc != 0 || !strstr(out, "flowid 2:1") || !strstr(out, "match 00060000/00ff0000 at 8"))
+        fail_msg("%s in %s: want TCP segments filtered into class 2:1; got %d: %s", dev, ns, rc, out);
+    if (strstr(out, "/0000fe00 at 0"))
+        fail_msg("%s in %s: a filter by length alone lets small data overtake its connection: %s", dev, ns, out);
+    /* one filter per TCP data offset d = 5..15: IPv4 total length 20 + 4d (no payload), offset d */
+    for (int d = 5; d <= 15; d++) {
+        char len[48], doff[48];
+        snprintf(len, sizeof len, "match 450000%02x/ff00ffff at 0", 20 + 4 * d);
+        snprintf(doff, sizeof doff, "match %x0000000/f0000000 at 32", d);
+        if (!strstr(out, len) || !strstr(out, doff))
+            fail_msg("%s in %s: no filter of payload-less segments with data offset %d (%s, %s): %s", dev, ns, d, len,
+                     doff, out);
+    }
 }
 
 /* bytes that left through DEV's tbf in NS */
