@@ -53,6 +53,47 @@ static void help(void)
 
 enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE };
 
+/* One of mring-bench's own flags (not the sweep's nor the configuration's): opt with its argument arg. */
+static void bench_opt(bench_t *b, int opt, const char *arg, int rank0)
+{
+    switch (opt) {
+    case 'n': b->iters = cli_int(NULL, "-n", arg, 1, 1 << 30); break;
+    case 'w': b->warmup = cli_int(NULL, "-w", arg, 0, 1 << 30); break;
+    case 'c': b->check = cli_int(NULL, "-c", arg, 0, 1); break;
+    case 'd': {
+        mring_dtype_t t;
+        if (mring_dtype_parse(arg, &t))
+            cli_usage_error(NULL, "-d '%s' is unknown; expected one of %s", arg, mring_dtype_list());
+        b->cc.type_s = arg;
+        break;
+    }
+    case 'o':
+        if (mring_redop_parse(arg, &b->op))
+            cli_usage_error(NULL, "-o '%s' is unknown; expected one of %s", arg, mring_redop_list());
+        break;
+    case 'a': b->average = cli_int(NULL, "-a", arg, 0, 3); break;
+    case OPT_FORMAT:
+        if (mring_format_parse(arg, &b->fmt))
+            cli_usage_error(NULL, "--format '%s' is unknown; expected table, csv or json", arg);
+        break;
+    case OPT_TIMEOUT: b->timeout = cli_double(NULL, "--timeout", arg, 0); break;
+    case OPT_TUNING: b->tuning_file = arg; break;
+    case OPT_DEVICE:
+        if (strcmp(arg, "host") && strcmp(arg, "cuda"))
+            cli_usage_error(NULL, "--device '%s' is unknown; expected host or cuda", arg);
+        b->device = !strcmp(arg, "cuda");
+        break;
+    case OPT_CUDA_AWARE: b->cuda_aware = 1; break;
+    case OPT_BARRIER: b->barrier = cli_int(NULL, "--barrier", arg, 0, 1); break;
+    case OPT_TRACE: b->trace = arg; break;
+    case 'h':
+        if (rank0)
+            help();
+        MPI_Finalize();
+        exit(0);
+    }
+}
+
 void bench_parse(int argc, char **argv, int rank0, bench_t *b)
 {
     *b = (bench_t){.sweep = cli_sweep_default(), .iters = 20, .warmup = 5, .check = 1, .average = 1, .timeout = 60};
@@ -68,56 +109,17 @@ void bench_parse(int argc, char **argv, int rank0, bench_t *b)
                                          {"barrier", required_argument, 0, OPT_BARRIER},
                                          {"trace", required_argument, 0, OPT_TRACE},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    const char *cmd = NULL;
     int opt;
-    while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:n:w:c:d:o:a:h", opts)) != -1) {
-        if (cli_sweep_opt(cmd, &b->sweep, opt, optarg))
+    while ((opt = cli_getopt(NULL, argc, argv, "b:e:f:i:n:w:c:d:o:a:h", opts)) != -1) {
+        if (cli_sweep_opt(NULL, &b->sweep, opt, optarg))
             continue;
-        if (opt == OPT_ALGO && !strcmp(optarg, "mpi")) {
+        if (opt == OPT_ALGO && !strcmp(optarg, "mpi"))
             b->mpi = 1;
-            continue;
-        }
-        if (cli_conf_opt(&b->cc, opt, optarg))
-            continue;
-        switch (opt) {
-        case 'n': b->iters = cli_int(cmd, "-n", optarg, 1, 1 << 30); break;
-        case 'w': b->warmup = cli_int(cmd, "-w", optarg, 0, 1 << 30); break;
-        case 'c': b->check = cli_int(cmd, "-c", optarg, 0, 1); break;
-        case 'd': {
-            mring_dtype_t t;
-            if (mring_dtype_parse(optarg, &t))
-                cli_usage_error(cmd, "-d '%s' is unknown; expected one of %s", optarg, mring_dtype_list());
-            b->cc.type_s = optarg;
-            break;
-        }
-        case 'o':
-            if (mring_redop_parse(optarg, &b->op))
-                cli_usage_error(cmd, "-o '%s' is unknown; expected one of %s", optarg, mring_redop_list());
-            break;
-        case 'a': b->average = cli_int(cmd, "-a", optarg, 0, 3); break;
-        case OPT_FORMAT:
-            if (mring_format_parse(optarg, &b->fmt))
-                cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
-            break;
-        case OPT_TIMEOUT: b->timeout = cli_double(cmd, "--timeout", optarg, 0); break;
-        case OPT_TUNING: b->tuning_file = optarg; break;
-        case OPT_DEVICE:
-            if (strcmp(optarg, "host") && strcmp(optarg, "cuda"))
-                cli_usage_error(cmd, "--device '%s' is unknown; expected host or cuda", optarg);
-            b->device = !strcmp(optarg, "cuda");
-            break;
-        case OPT_CUDA_AWARE: b->cuda_aware = 1; break;
-        case OPT_BARRIER: b->barrier = cli_int(cmd, "--barrier", optarg, 0, 1); break;
-        case OPT_TRACE: b->trace = optarg; break;
-        case 'h':
-            if (rank0)
-                help();
-            MPI_Finalize();
-            exit(0);
-        }
+        else if (!cli_conf_opt(&b->cc, opt, optarg))
+            bench_opt(b, opt, optarg, rank0);
     }
     if (optind < argc)
-        cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+        cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
 }
 
 void bench_check(const bench_t *b, mring_dtype_t t)

@@ -19,9 +19,11 @@
  * too fast), so ping-pong stays the default.  Each level is fitted to t(m) = alpha + beta * m by
  * weighted least squares (GSL).  Then a ring of exchanges of every rank (rank i sends to i + 1 and
  * receives from i - 1, steps back to back: a ring allreduce's steps without the reduction), the slowest
- * rank's time per step; LogGP's o is measured on the inter-node pairs and the software profile fitted
- * to the ring's steps on the wire line of the level that bounds an allreduce across nodes (inter, else
- * intra): where ranks outnumber cores a step waits for its neighbours to be scheduled, which no
+ * rank's mean time per step, in --ring-passes passes over the sweep; LogGP's o is measured on the
+ * inter-node pairs and the software profile fitted to the median of the passes per size on the wire line
+ * of the level that bounds an allreduce across nodes (inter, else intra), and to each pass alone for the
+ * spread of its factors (fitted twice from one pass each, on the same 2x4 testbed, a latency factor
+ * came out x4.8 and x12.6 at 4-64 KiB, 2026-12-03): where ranks outnumber cores a step waits for its neighbours to be scheduled, which no
  * ping-pong shows (2x2x2 testbed, 8 ranks on 2 cores, 2026-12-02: a ring step of 1 KiB 171 us, the
  * ping-pong's one-way 19 us).  And the reduction throughput of the host float32 sum kernel the back
  * ends run (mring_reduce), in bytes of result per second: the figure a rank host's `speed` carries in
@@ -51,6 +53,7 @@
 #define REDUCE_BYTES ((int64_t)64 << 20) /* default buffer of the reduction throughput: 64 MiB of float32 */
 #define REDUCE_REPS 5                    /* timed passes over it (median), after one untimed pass */
 #define TAG 0x6361                       /* "ca" */
+#define RING_PASSES 5                    /* default passes of the ring of exchanges over the sweep */
 
 static int rank0;
 
@@ -73,6 +76,9 @@ static void help(void)
            "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
            "  --iters N            timed steps per size (default 20)\n"
            "  --warmup N           untimed steps first (default 3)\n"
+           "  --ring-passes N      passes of the ring of exchanges over the sweep, one after the other (default\n"
+           "                       5, at most 16): the profile is fitted to their median per size, and to each\n"
+           "                       pass alone for the spread of its factors\n"
            "  --pattern P          a step: pingpong (default: half a round trip) or exchange (the pair sends\n"
            "                       m bytes each way at once, step after step)\n"
            "  --format F           table (default) or json\n"
@@ -81,64 +87,18 @@ static void help(void)
            "                       uplink's capacity: every pair across it sending one way at once (bulk)\n"
            "  --one-pair           only rank 0's pair of each level measures, the others wait (default: every\n"
            "                       pair at once, as an allreduce loads the machine)\n"
-           "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit\n"
+           "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit;\n"
+           "                       a size no larger than the line before's starts a new pass over the same\n"
+           "                       sizes (the median per size is fitted, each pass alone for the spread)\n"
            "  --o TIME             with --fit-only: also fit the software profile for this o (per message end)\n"
            "  --wire LAT:BW        with --o: the profile scales this wire line (e.g. 50us:30MBps; o included\n"
            "                       in LAT, as a fitted level's alpha), not the pairs' own fit\n");
 }
 
-/* ---- --fit-only: pairs on stdin ---- */
-
-/* Read "bytes seconds" lines (blank lines and # comments skipped) into l; exits 2 on a bad line. */
-static void read_pairs(level_t *l)
-{
-    char line[512];
-    int lineno = 0;
-    l->n = 0;
-    l->a = l->b = -1;
-    while (fgets(line, sizeof line, stdin)) {
-        char *s = line + strspn(line, " \t"), extra[2];
-        double m, t;
-        lineno++;
-        s[strcspn(s, "#\r\n")] = '\0';
-        if (!*s)
-            continue;
-        if (sscanf(s, "%lf %lf %1s", &m, &t, extra) != 2)
-            cli_usage_error(NULL, "stdin line %d '%s' is not valid; expected 'bytes seconds'", lineno, s);
-        if (l->n == MAX_POINTS)
-            cli_usage_error(NULL, "stdin line %d: more than %d pairs", lineno, MAX_POINTS);
-        l->pt[l->n++] = (point_t){m, t, 0, t};
-    }
-}
-
-/* --fit-only: the line of the pairs on stdin, and with --o (o >= 0) the software profile on the wire line
- * (NULL: the pairs' own). */
-static int fit_only(int json, double o, const level_t *wire)
-{
-    static level_t l;
-    calib_profile_t p;
-    char err[256];
-    read_pairs(&l);
-    if (calib_fit_level(&l, err, sizeof err) ||
-        (o >= 0 && calib_fit_profile(wire ? wire : &l, &l, o, &p, err, sizeof err)))
-        cli_usage_error(NULL, "%s", err);
-    if (!json) {
-        printf("# mring-calibrate --fit-only: %s\n", calib_fit_name);
-        calib_level_table("stdin", &l);
-        if (o >= 0)
-            calib_profile_table("stdin", "stdin", &p);
-        return 0;
-    }
-    json_t *j = json_pack("{s:s, s:o}", "fit", calib_fit_name, "level", calib_level_json(&l));
-    if (o >= 0)
-        json_object_set_new(j, "profile", calib_profile_json(&p));
-    return calib_print_json(j) ? 1 : 0;
-}
-
 /* ---- options ---- */
 
 typedef struct opts {
-    int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes, pattern;
+    int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes, pattern, ring_passes;
     double fit_o;         /* --fit-only --o: s per message end, < 0 unset */
     level_t *wire;        /* --fit-only --wire: its alpha and beta, NULL unset */
     int64_t minb, maxb;   /* B */
@@ -146,7 +106,7 @@ typedef struct opts {
 } opts_t;
 
 enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE, OPT_ONE_PAIR,
-       OPT_O, OPT_RACK, OPT_PATTERN, OPT_WIRE };
+       OPT_O, OPT_RACK, OPT_PATTERN, OPT_WIRE, OPT_RING_PASSES };
 
 static void parse_sizes(const char *s, opts_t *o)
 {
@@ -183,17 +143,19 @@ static void parse(int argc, char **argv, opts_t *o)
         {"reduce-bytes", required_argument, 0, OPT_REDUCE}, {"one-pair", no_argument, 0, OPT_ONE_PAIR},
         {"o", required_argument, 0, OPT_O},                {"nodes-per-rack", required_argument, 0, OPT_RACK},
         {"pattern", required_argument, 0, OPT_PATTERN},     {"wire", required_argument, 0, OPT_WIRE},
+        {"ring-passes", required_argument, 0, OPT_RING_PASSES},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt;
     *o = (opts_t){.pattern = CALIB_PINGPONG, .iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20,
-                  .reduce_bytes = REDUCE_BYTES, .fit_o = -1};
+                  .reduce_bytes = REDUCE_BYTES, .fit_o = -1, .ring_passes = RING_PASSES};
     while ((opt = cli_getopt(NULL, argc, argv, "h", opts)) != -1) {
         switch (opt) {
         case OPT_RPN: o->rpn = cli_int(NULL, "--ranks-per-node", optarg, 1, 1 << 20); break;
         case OPT_SIZES: parse_sizes(optarg, o); break;
         case OPT_ITERS: o->iters = cli_int(NULL, "--iters", optarg, 1, 1000000); break;
         case OPT_WARMUP: o->warmup = cli_int(NULL, "--warmup", optarg, 0, 1000000); break;
+        case OPT_RING_PASSES: o->ring_passes = cli_int(NULL, "--ring-passes", optarg, 1, CALIB_MAX_PASSES); break;
         case OPT_FORMAT:
             if (strcmp(optarg, "json") && strcmp(optarg, "table"))
                 cli_usage_error(NULL, "--format '%s' is unknown; expected table or json", optarg);
@@ -269,6 +231,27 @@ static void reduce_rates(const opts_t *o, int me, double *alone, double *all)
     free(src);
 }
 
+/* The software profile of the ring's steps (r->ring, the median of r->ring_pass) on the wire line of l, with
+ * the spread of its passes; with o = 0 when the measured o leaves no wire latency (warned).  NULL: none
+ * (warned). */
+static const calib_profile_t *ring_profile(const level_t *l, calib_result_t *r, calib_profile_t *prof)
+{
+    char err[256], err0[256];
+    if (calib_fit_profile(l, r->ring, (r->o_send + r->o_recv) / 2, prof, err, sizeof err)) {
+        if (calib_fit_profile(l, r->ring, 0, prof, err0, sizeof err0)) {
+            fprintf(stderr, "mring-calibrate: warning: no software profile: %s\n", err);
+            return NULL;
+        }
+        fprintf(stderr, "mring-calibrate: warning: %s: the profile has the factors only (o = 0)\n", err);
+    }
+    if (calib_profile_spread(l, r->ring_pass, r->ring_passes, prof, err, sizeof err)) {
+        fprintf(stderr, "mring-calibrate: warning: no software profile: %s\n", err);
+        return NULL;
+    }
+    prof->sw.conn_pair = calib_conn_pair(r);
+    return prof;
+}
+
 static void finalize_hook(int status)
 {
     (void)status;
@@ -294,7 +277,7 @@ int main(int argc, char **argv)
         rank0 = 1;
         cli_set_program("mring-calibrate", 0, NULL);
         parse(argc, argv, &o);
-        return fit_only(o.json, o.fit_o, o.wire);
+        return calib_fit_only(o.json, o.fit_o, o.wire);
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -310,7 +293,9 @@ int main(int argc, char **argv)
     r.one_pair = o.one_pair;
     if (o.rack_nodes && (r.P / r.R) % o.rack_nodes)
         cli_usage_error(NULL, "--nodes-per-rack %d does not divide the %d nodes of the job", o.rack_nodes, r.P / r.R);
-    calib_load_t lp = {r.P, r.R, o.iters, o.warmup, o.pattern, o.minb, o.maxb, o.one_pair, o.rack_nodes};
+    calib_load_t lp = {.P = r.P, .R = r.R, .iters = o.iters, .warmup = o.warmup, .pattern = o.pattern, .minb = o.minb,
+                       .maxb = o.maxb, .one_pair = o.one_pair, .rack_nodes = o.rack_nodes,
+                       .ring_passes = o.ring_passes};
     if (r.R >= 2)
         calib_measure_level(&lp, me, CALIB_INTRA, &intra);
     if (r.P > r.R) {
@@ -324,29 +309,27 @@ int main(int argc, char **argv)
         r.rack = &rack;
         r.uplink = &uplink;
     }
-    static level_t ring;
+    static level_t ring_pass[CALIB_MAX_PASSES], ring;
+    char err[256], msg[320];
     if (r.P >= 2) {
-        calib_measure_ring(&lp, me, &ring);
+        calib_measure_ring(&lp, me, ring_pass);
+        if (rank0 && (calib_median_level(ring_pass, lp.ring_passes, &ring, err, sizeof err) ||
+                      calib_fit_level(&ring, err, sizeof err))) {
+            snprintf(msg, sizeof msg, "the ring of %d ranks: %s", r.P, err);
+            calib_die(msg);
+        }
         r.ring = &ring;
+        r.ring_pass = ring_pass;
+        r.ring_passes = lp.ring_passes;
         calib_measure_conn(&lp, me, o.maxb, &r.conn_first, &r.conn_second);
     }
     r.intra = r.R >= 2 ? &intra : NULL;
     r.inter = r.P > r.R ? &inter : NULL;
     reduce_rates(&o, me, &r.reduce, &r.reduce_all);
     static calib_profile_t prof;
-    char err[256];
     r.prof_wire = r.inter ? "inter" : "intra";
-    if (rank0 && r.ring) { /* the wire line of the level that bounds an allreduce across nodes; a ring's steps */
-        const level_t *l = r.inter ? r.inter : r.intra;
-        if (!calib_fit_profile(l, r.ring, (r.o_send + r.o_recv) / 2, &prof, err, sizeof err))
-            r.prof = &prof;
-        else if (!calib_fit_profile(l, r.ring, 0, &prof, err + strlen(err), 0)) { /* the factors alone, o = 0 */
-            fprintf(stderr, "mring-calibrate: warning: %s: the profile has the factors only (o = 0)\n", err);
-            r.prof = &prof;
-        } else
-            fprintf(stderr, "mring-calibrate: warning: no software profile: %s\n", err);
-        prof.sw.conn_pair = calib_conn_pair(&r);
-    }
+    if (rank0 && r.ring) /* the wire line of the level that bounds an allreduce across nodes; a ring's steps */
+        r.prof = ring_profile(r.inter ? r.inter : r.intra, &r, &prof);
     int rc = rank0 ? calib_report(o.json, &lp, o.reduce_bytes, &r) : 0;
     MPI_Finalize();
     return rc;

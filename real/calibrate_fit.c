@@ -2,6 +2,8 @@
 #include "calibrate_fit.h"
 
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -101,8 +103,7 @@ int calib_fit_level(level_t *l, char *err, size_t errlen)
 
 /* The segments of the profile's factors (bytes): the eager / rendezvous and window regimes of the stacks
  * mring runs on change within them (UCX's eager threshold is 8 KiB over TCP; rendezvous above). */
-static const double segment_start[] = {0, 4096, 65536, 1048576};
-#define NSEGMENTS (int)(sizeof segment_start / sizeof segment_start[0])
+static const double segment_start[CALIB_SEGMENTS] = {0, 4096, 65536, 1048576};
 
 /* A segment's latency factor is fitted only where the wire latency is at least this share of the line's
  * time at the segment's smallest size; above that size a latency factor is set by the noise of
@@ -168,13 +169,15 @@ int calib_fit_profile(const level_t *wire, const level_t *l, double o, calib_pro
                  wire->alpha * 1e6, wire->beta * 1e9);
         return -1;
     }
-    for (int s = 0; s < NSEGMENTS; s++) {
-        double hi = s + 1 < NSEGMENTS ? segment_start[s + 1] : INFINITY, lat, bw;
+    for (int s = 0; s < CALIB_SEGMENTS; s++) {
+        double hi = s + 1 < CALIB_SEGMENTS ? segment_start[s + 1] : INFINITY, lat, bw;
         size_t k = segment_points(l, segment_start[s], hi, o, m, t, w);
         segment_factors(m, t, w, k, p->alpha, p->beta, &lat, &bw);
         p->sw.lat[p->sw.nlat++] = (mring_piece_t){segment_start[s], lat};
         p->sw.bw[p->sw.nbw++] = (mring_piece_t){segment_start[s], bw};
+        p->lat_lo[s] = p->lat_hi[s] = lat, p->bw_lo[s] = p->bw_hi[s] = bw;
     }
+    p->passes = 1;
     p->max_rel = 0;
     for (int i = 0; i < l->n; i++) {
         double b = l->pt[i].bytes, f = 2 * o + p->alpha * mring_swprof_factor(p->sw.lat, p->sw.nlat, b) +
@@ -184,5 +187,55 @@ int calib_fit_profile(const level_t *wire, const level_t *l, double o, calib_pro
         sum2 += r * r;
     }
     p->rms_rel = sqrt(sum2 / l->n);
+    return 0;
+}
+
+int calib_median_level(const level_t *pass, int n, level_t *med, char *err, size_t errlen)
+{
+    double t[CALIB_MAX_PASSES];
+    if (n < 1 || n > CALIB_MAX_PASSES) {
+        snprintf(err, errlen, "%d passes; expected 1 to %d", n, CALIB_MAX_PASSES);
+        return -1;
+    }
+    *med = (level_t){.n = pass[0].n, .a = pass[0].a, .b = pass[0].b, .pairs = pass[0].pairs};
+    for (int k = 1; k < n; k++)
+        for (int i = 0; i < med->n || i < pass[k].n; i++)
+            if (i >= med->n || i >= pass[k].n || pass[k].pt[i].bytes != pass[0].pt[i].bytes) {
+                snprintf(err, errlen, "pass %d is not over the first pass's sizes: %d sizes for %d, size %d is %g B "
+                         "for %g B", k + 1, pass[k].n, med->n, i + 1, i < pass[k].n ? pass[k].pt[i].bytes : NAN,
+                         i < med->n ? pass[0].pt[i].bytes : NAN);
+                return -1;
+            }
+    for (int i = 0; i < med->n; i++) {
+        med->pt[i] = (point_t){.bytes = pass[0].pt[i].bytes, .min = pass[0].pt[i].min};
+        for (int k = 0; k < n; k++) {
+            t[k] = pass[k].pt[i].time;
+            med->pt[i].min = fmin(med->pt[i].min, pass[k].pt[i].min);
+        }
+        gsl_sort(t, 1, (size_t)n);
+        med->pt[i].time = gsl_stats_median_from_sorted_data(t, 1, (size_t)n);
+    }
+    return 0;
+}
+
+int calib_profile_spread(const level_t *wire, const level_t *pass, int n, calib_profile_t *p, char *err,
+                         size_t errlen)
+{
+    calib_profile_t q;
+    if (n < 1) {
+        snprintf(err, errlen, "%d passes to fit; expected at least 1", n);
+        return -1;
+    }
+    for (int s = 0; s < CALIB_SEGMENTS; s++)
+        p->lat_lo[s] = p->bw_lo[s] = INFINITY, p->lat_hi[s] = p->bw_hi[s] = -INFINITY;
+    for (int k = 0; k < n; k++) {
+        if (calib_fit_profile(wire, &pass[k], p->sw.o, &q, err, errlen))
+            return -1;
+        for (int s = 0; s < CALIB_SEGMENTS; s++) {
+            p->lat_lo[s] = fmin(p->lat_lo[s], q.sw.lat[s].factor), p->lat_hi[s] = fmax(p->lat_hi[s], q.sw.lat[s].factor);
+            p->bw_lo[s] = fmin(p->bw_lo[s], q.sw.bw[s].factor), p->bw_hi[s] = fmax(p->bw_hi[s], q.sw.bw[s].factor);
+        }
+    }
+    p->passes = n;
     return 0;
 }

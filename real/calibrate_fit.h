@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 #define MAX_POINTS 1024 /* sizes of a sweep, pairs of --fit-only */
+#define CALIB_MAX_PASSES 16 /* passes over one sweep (the ring's; --fit-only's input) */
+#define CALIB_SEGMENTS 4    /* size segments of the software profile's factors */
 
 /* How the line is fitted (reported with the figures). */
 extern const char calib_fit_name[];
@@ -35,11 +37,23 @@ typedef struct level {
  */
 int calib_fit_level(level_t *l, char *err, size_t errlen);
 
+/*
+ * The level of n passes over one sweep (1 <= n <= CALIB_MAX_PASSES, every pass of the same sizes) into
+ * med, not fitted: per size the median of the passes' times and the least of their min; a, b and pairs
+ * the first pass's.  A pass is measured minutes apart from the next, so a slow spell of the machine
+ * (a scheduler, another job) moves one pass, not the median.  Returns 0, or -1 with a one-line reason
+ * in err (n out of range, passes of different sizes).
+ */
+int calib_median_level(const level_t *pass, int n, level_t *med, char *err, size_t errlen);
+
 /* A software profile fitted to a level. */
 typedef struct calib_profile {
     mring_swprof_t sw;       /* o and the factors */
     double alpha, beta;      /* the wire line the factors scale: alpha = the level's alpha - 2 o (s), beta (s/B) */
     double max_rel, rms_rel; /* residuals of 2 o + alpha L(m) + m beta / B(m) against the points */
+    int passes;              /* passes fitted one by one for the ranges below (1: the points alone) */
+    double lat_lo[CALIB_SEGMENTS], lat_hi[CALIB_SEGMENTS]; /* per segment: least and greatest factor of a pass */
+    double bw_lo[CALIB_SEGMENTS], bw_hi[CALIB_SEGMENTS];
 } calib_profile_t;
 
 /*
@@ -56,5 +70,15 @@ typedef struct calib_profile {
  * Returns 0, or -1 with err when o leaves no latency (2 o >= alpha).
  */
 int calib_fit_profile(const level_t *wire, const level_t *l, double o, calib_profile_t *p, char *err, size_t errlen);
+
+/*
+ * The spread of p (fitted by calib_fit_profile to the median of the n passes, on wire, with p->sw.o):
+ * each pass fitted alone the same way, p->lat_lo/hi and p->bw_lo/hi the least and greatest factor of
+ * each segment over the passes, p->passes = n.  How far one pass's profile can be from another's says
+ * how much a single measurement of this machine can be trusted.  Returns 0, or -1 with err as
+ * calib_fit_profile.
+ */
+int calib_profile_spread(const level_t *wire, const level_t *pass, int n, calib_profile_t *p, char *err,
+                         size_t errlen);
 
 #endif

@@ -202,33 +202,32 @@ void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, i
     }
 }
 
-void calib_measure_ring(const calib_load_t *lp, int me, level_t *l)
+void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass)
 {
-    char *buf = calloc(2, (size_t)lp->maxb), err[256], msg[320]; /* what is sent, then what is received */
+    char *buf = calloc(2, (size_t)lp->maxb); /* what is sent, then what is received */
     int right = (me + 1) % lp->P, left = (me + lp->P - 1) % lp->P;
     if (!buf)
         calib_die("out of memory (message buffer)");
-    *l = (level_t){.a = 0, .b = 1 % lp->P, .pairs = lp->P};
-    for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
-        double t0 = 0;
-        calib_quiet_barrier();
-        for (int i = -lp->warmup; i < lp->iters; i++) {
-            MPI_Request req[2];
-            if (i == 0)
-                t0 = MPI_Wtime();
-            MPI_Irecv(buf + lp->maxb, (int)m, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req[0]);
-            MPI_Isend(buf, (int)m, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &req[1]);
-            wait_yielding(2, req);
+    for (int k = 0; k < lp->ring_passes; k++) {
+        level_t *l = &pass[k];
+        *l = (level_t){.a = 0, .b = 1 % lp->P, .pairs = lp->P};
+        for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
+            double t0 = 0;
+            calib_quiet_barrier();
+            for (int i = -lp->warmup; i < lp->iters; i++) {
+                MPI_Request req[2];
+                if (i == 0)
+                    t0 = MPI_Wtime();
+                MPI_Irecv(buf + lp->maxb, (int)m, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req[0]);
+                MPI_Isend(buf, (int)m, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &req[1]);
+                wait_yielding(2, req);
+            }
+            double step = (MPI_Wtime() - t0) / lp->iters;
+            l->pt[l->n] = (point_t){.bytes = (double)m, .time = quiet_reduce(step, MPI_MAX),
+                                    .min = quiet_reduce(step, MPI_MIN)};
         }
-        double step = (MPI_Wtime() - t0) / lp->iters;
-        l->pt[l->n] = (point_t){.bytes = (double)m, .time = quiet_reduce(step, MPI_MAX),
-                                .min = quiet_reduce(step, MPI_MIN)};
     }
     free(buf);
-    if (me == 0 && calib_fit_level(l, err, sizeof err)) {
-        snprintf(msg, sizeof msg, "the ring of %d ranks: %s", lp->P, err);
-        calib_die(msg);
-    }
 }
 
 void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l)

@@ -18,6 +18,7 @@ typedef struct calib_load {
     int64_t minb, maxb;   /* the sweep: minb, 2 minb, ... maxb bytes */
     int one_pair;         /* 1: only rank 0's pair of a level, the others waiting */
     int rack_nodes;       /* nodes per rack (racks of a third level), 0 = one rack */
+    int ring_passes;      /* passes of the ring of exchanges over the sweep, 1..CALIB_MAX_PASSES */
 } calib_load_t;
 
 /* How a pair measures: both send to each other at once, step after step, or ping-pong. */
@@ -65,13 +66,15 @@ void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
 void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows);
 
 /*
- * A ring of exchanges, every rank at once, into l: rank i sends m bytes to rank i + 1 and receives m
- * bytes from rank i - 1 (mod P), lp->iters steps back to back after lp->warmup: a ring allreduce's steps
- * without the reduction, so each step waits for the neighbours to have been scheduled (on a machine with
- * more ranks than cores, far longer than a ping-pong).  A point is the slowest rank's time per step
- * (min: the fastest rank's), over the sweep; fitted on rank 0 (calib_die when it cannot).  l->pairs = P.
+ * A ring of exchanges, every rank at once, into pass[0 .. lp->ring_passes - 1]: rank i sends m bytes to
+ * rank i + 1 and receives m bytes from rank i - 1 (mod P), lp->iters steps back to back after lp->warmup:
+ * a ring allreduce's steps without the reduction, so each step waits for the neighbours to have been
+ * scheduled (on a machine with more ranks than cores, far longer than a ping-pong).  A point is the
+ * slowest rank's mean time per step (min: the fastest rank's), over the sweep; the passes go over the
+ * whole sweep one after the other, so a slow spell of the machine falls on one pass of a size, not all
+ * (calib_median_level).  Not fitted.  l->pairs = P.
  */
-void calib_measure_ring(const calib_load_t *lp, int me, level_t *l);
+void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass);
 
 /*
  * Whether messages to one peer share one ordered connection (the profile's conn=, swprof.h): rank 0 sends

@@ -36,6 +36,18 @@ json_t *calib_level_json(const level_t *l)
     return o;
 }
 
+json_t *calib_passes_json(const level_t *pass, int n)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < n; k++) {
+        json_t *t = json_array();
+        for (int i = 0; i < pass[k].n; i++)
+            json_array_append_new(t, json_real(pass[k].pt[i].time));
+        json_array_append_new(a, t);
+    }
+    return a;
+}
+
 /* A level as table rows: one per size (bytes, median and least measured us, fitted us, relative
  * residual %), then the fit (alpha us, beta ns/B, bandwidth GB/s, residuals %). */
 void calib_level_table(const char *name, const level_t *l)
@@ -66,21 +78,26 @@ json_t *calib_profile_json(const calib_profile_t *p)
     char text[2048];
     json_t *f = json_array();
     for (int i = 0; i < p->sw.nlat; i++)
-        json_array_append_new(f, json_pack("{s:f, s:f, s:f}", "from_bytes", p->sw.lat[i].bytes, "lat_factor",
-                                           p->sw.lat[i].factor, "bw_factor", p->sw.bw[i].factor));
-    return json_pack("{s:s, s:f, s:f, s:f, s:o, s:f, s:f}", "mring_sw", mring_swprof_format(&p->sw, text, sizeof text),
-                     "o_s", p->sw.o, "wire_alpha_s", p->alpha, "beta_s_per_byte", p->beta, "factors", f,
-                     "max_rel_residual", p->max_rel, "rms_rel_residual", p->rms_rel);
+        json_array_append_new(f, json_pack("{s:f, s:f, s:f, s:[f, f], s:[f, f]}", "from_bytes", p->sw.lat[i].bytes,
+                                           "lat_factor", p->sw.lat[i].factor, "bw_factor", p->sw.bw[i].factor,
+                                           "lat_factor_range", p->lat_lo[i], p->lat_hi[i], "bw_factor_range",
+                                           p->bw_lo[i], p->bw_hi[i]));
+    return json_pack("{s:s, s:f, s:f, s:f, s:o, s:f, s:f, s:i}", "mring_sw",
+                     mring_swprof_format(&p->sw, text, sizeof text), "o_s", p->sw.o, "wire_alpha_s", p->alpha,
+                     "beta_s_per_byte", p->beta, "factors", f, "max_rel_residual", p->max_rel, "rms_rel_residual",
+                     p->rms_rel, "passes", p->passes);
 }
 
 /* The same as table lines. */
 void calib_profile_table(const char *points, const char *wire, const calib_profile_t *p)
 {
     char text[2048];
-    printf("# profile (%s): o %.4g us, wire alpha %.4g us (the %s line); factors from size: lat, bw\n", points,
-           p->sw.o * 1e6, p->alpha * 1e6, wire);
+    printf("# profile (%s): o %.4g us, wire alpha %.4g us (the %s line); factors from size: lat, bw, and their\n"
+           "# least and greatest over %d pass(es) fitted alone: lat_lo lat_hi bw_lo bw_hi\n", points, p->sw.o * 1e6,
+           p->alpha * 1e6, wire, p->passes);
     for (int i = 0; i < p->sw.nlat; i++)
-        printf("  profile %12.0f %9.4f %9.4f\n", p->sw.lat[i].bytes, p->sw.lat[i].factor, p->sw.bw[i].factor);
+        printf("  profile %12.0f %9.4f %9.4f %9.4f %9.4f %9.4f %9.4f\n", p->sw.lat[i].bytes, p->sw.lat[i].factor,
+               p->sw.bw[i].factor, p->lat_lo[i], p->lat_hi[i], p->bw_lo[i], p->bw_hi[i]);
     printf("# profile: max |residual| %.2f%%, rms %.2f%%; mring_sw %s\n", 100 * p->max_rel, 100 * p->rms_rel,
            mring_swprof_format(&p->sw, text, sizeof text));
 }
@@ -111,8 +128,9 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     lib[strcspn(lib, "\n")] = '\0';
     if (!json) {
         printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d %s steps after %d;\n"
-               "# fit %s; %s\n", r->P, r->R, (long long)lp->minb, (long long)lp->maxb, lp->iters,
-               lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", lp->warmup, calib_fit_name, lib);
+               "# the ring: the median of %d passes; fit %s; %s\n", r->P, r->R, (long long)lp->minb,
+               (long long)lp->maxb, lp->iters, lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", lp->warmup,
+               lp->ring_passes, calib_fit_name, lib);
         calib_level_table("intra", r->intra);
         calib_level_table("inter", r->inter);
         if (r->rack)
@@ -151,7 +169,10 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
         json_object_set_new(up, "link_Bps", json_real(uplink_bps(r)));
     }
     json_object_set_new(j, "uplink", up);
-    json_object_set_new(j, "ring", calib_level_json(r->ring));
+    json_t *ring = calib_level_json(r->ring);
+    if (r->ring)
+        json_object_set_new(ring, "passes_s", calib_passes_json(r->ring_pass, r->ring_passes));
+    json_object_set_new(j, "ring", ring);
     json_object_set_new(j, "connection",
                         r->conn_second > 0
                             ? json_pack("{s:I, s:f, s:f, s:f, s:s}", "bytes", (json_int_t)lp->maxb, "first_s",

@@ -15,7 +15,9 @@ typedef struct calib_result {
     int P, R, one_pair;
     const level_t *intra, *inter, *rack; /* NULL: not measured */
     const level_t *uplink;        /* the rack's bulk test (with rack), NULL: not measured */
-    const level_t *ring;          /* the ring of exchanges, NULL: not measured (one rank) */
+    const level_t *ring;          /* the ring of exchanges (the median of its passes), NULL: not measured */
+    const level_t *ring_pass;     /* its passes, ring_passes of them */
+    int ring_passes;
     int uplink_flows;             /* its flows through one rack's uplink, one direction */
     double reduce, reduce_all;    /* B/s */
     double o_send, o_recv;        /* s; 0: not measured (one node) */
@@ -33,10 +35,12 @@ int calib_conn_pair(const calib_result_t *r);
 
 /* A level as JSON (NULL: not measured -> null); units in the key names: s, s/B, B/s. */
 json_t *calib_level_json(const level_t *l);
+/* The times of n passes over one sweep as JSON: one array of seconds per pass, in the sweep's order. */
+json_t *calib_passes_json(const level_t *pass, int n);
 /* A level as table lines on stdout, headed by its name. */
 void calib_level_table(const char *name, const level_t *l);
 /* A fitted software profile as JSON: its text form (the platform's mring_sw), o, the wire line it scales,
- * the factors per segment and the residuals. */
+ * the factors per segment with their range over the passes, and the residuals. */
 json_t *calib_profile_json(const calib_profile_t *p);
 /* The same as table lines: points names what it was fitted to, wire the level whose line it scales. */
 void calib_profile_table(const char *points, const char *wire, const calib_profile_t *p);
@@ -46,5 +50,14 @@ int calib_print_json(json_t *o);
 /* The result on stdout, JSON (json != 0) or table lines, with the run's sweep and steps (lp) and the
  * reduction buffer's size (bytes).  Returns 0, or 1 when stdout fails. */
 int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const calib_result_t *r);
+
+/*
+ * --fit-only: read "bytes seconds" lines from stdin (blank lines and # comments skipped; a size no larger
+ * than the line before's starts a new pass over the same sizes), fit the line to the median of the passes
+ * per size and print it (json or table); with o >= 0 (s per message end) the software profile too, on the
+ * wire line (NULL: the points' own fit), with the spread of its factors over the passes.  Exits 2 with one
+ * line on a bad line or pairs that cannot be fitted.  Returns 0, or 1 when stdout fails.
+ */
+int calib_fit_only(int json, double o, const level_t *wire);
 
 #endif
