@@ -22,8 +22,9 @@
  * rank's mean time per step, in --ring-passes passes over the sweep; LogGP's o is measured on the
  * inter-node pairs and the software profile fitted to the median of the passes per size on the wire line
  * of the level that bounds an allreduce across nodes (inter, else intra), and to each pass alone for the
- * spread of its factors (fitted twice from one pass each, on the same 2x4 testbed, a latency factor
- * came out x4.8 and x12.6 at 4-64 KiB, 2026-12-03): where ranks outnumber cores a step waits for its neighbours to be scheduled, which no
+ * spread of its factors (fitted twice from one pass each on the same 2x4 testbed, 2026-12-03, the
+ * latency factors came out x4.8 and x11.8 below 4 KiB, x1 and x12.6 at 4-64 KiB): where ranks outnumber
+ * cores a step waits for its neighbours to be scheduled, which no
  * ping-pong shows (2x2x2 testbed, 8 ranks on 2 cores, 2026-12-02: a ring step of 1 KiB 171 us, the
  * ping-pong's one-way 19 us).  And the reduction throughput of the host float32 sum kernel the back
  * ends run (mring_reduce), in bytes of result per second: the figure a rank host's `speed` carries in

@@ -190,6 +190,12 @@ int calib_fit_profile(const level_t *wire, const level_t *l, double o, calib_pro
     return 0;
 }
 
+double calib_median(double *v, int n)
+{
+    gsl_sort(v, 1, (size_t)n);
+    return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
+}
+
 int calib_median_level(const level_t *pass, int n, level_t *med, char *err, size_t errlen)
 {
     double t[CALIB_MAX_PASSES];
@@ -212,8 +218,7 @@ int calib_median_level(const level_t *pass, int n, level_t *med, char *err, size
             t[k] = pass[k].pt[i].time;
             med->pt[i].min = fmin(med->pt[i].min, pass[k].pt[i].min);
         }
-        gsl_sort(t, 1, (size_t)n);
-        med->pt[i].time = gsl_stats_median_from_sorted_data(t, 1, (size_t)n);
+        med->pt[i].time = calib_median(t, n);
     }
     return 0;
 }

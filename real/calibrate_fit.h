@@ -37,6 +37,9 @@ typedef struct level {
  */
 int calib_fit_level(level_t *l, char *err, size_t errlen);
 
+/* The median of v[0..n-1], n >= 1 (sorts v in place: gsl_sort, gsl_stats_median_from_sorted_data). */
+double calib_median(double *v, int n);
+
 /*
  * The level of n passes over one sweep (1 <= n <= CALIB_MAX_PASSES, every pass of the same sizes) into
  * med, not fitted: per size the median of the passes' times and the least of their min; a, b and pairs

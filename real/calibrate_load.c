@@ -22,18 +22,6 @@ _Noreturn void calib_die(const char *what)
     exit(1);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double calib_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void nap(long ns)
 {
     struct timespec t = {ns / 1000000000L, ns % 1000000000L};

@@ -33,9 +33,6 @@ _Noreturn void calib_die(const char *what);
 /* A barrier that waits asleep (ranks idling beside a measurement leave the cores to it). */
 void calib_quiet_barrier(void);
 
-/* The median of v[0..n-1] (sorts v). */
-double calib_median(double *v, int n);
-
 /*
  * The partner of rank me on a level (CALIB_INTRA: inside its node, pairs of local ranks 2k and 2k+1;
  * CALIB_INTER: the rank of the same local index on the paired node of its rack, nodes 2k and 2k+1;
