@@ -358,6 +358,38 @@ static void port_of(const char *ns, const char *dev, const char *master)
         fail_msg("%s in %s: want a port of %s, got: %s", dev, ns, master, out);
 }
 
+/* a tc rate as tc prints it ("500Mbit", "2500Mbit", "2Gbit") in bit/s, or -1 */
+static double tc_bits(const char *word)
+{
+    double v;
+    char unit[16] = "";
+    if (sscanf(word, "%lf%15s", &v, unit) < 1)
+        return -1;
+    double scale = !strcmp(unit, "bit") ? 1 : !strcmp(unit, "Kbit") ? 1e3 : !strcmp(unit, "Mbit") ? 1e6
+                 : !strcmp(unit, "Gbit") ? 1e9 : -1;
+    return scale < 0 ? -1 : v * scale;
+}
+
+/* DEV's tbf (QDISC: tc's line) must let no burst through, as a NIC (validation/testbed's header): a
+ * peak bucket of at most 2 frames of the default MTU 9000 (+ 216 B) refilled at 1.25 x the rate, and
+ * TCP must hand it one frame per packet (gso_max_size below 2 x MTU) */
+static void no_burst(const char *ns, const char *dev, const char *qdisc)
+{
+    char rate[32], peak[32];
+    long burst, minburst;
+    const char *tbf = strstr(qdisc, " rate ");
+    if (!tbf || sscanf(tbf, " rate %31s burst %ldb peakrate %31s minburst %ldb", rate, &burst, peak, &minburst) != 4)
+        fail_msg("%s in %s: want tbf with a peak rate and bucket; got: %s", dev, ns, qdisc);
+    double r = tc_bits(rate), p = tc_bits(peak);
+    if (r <= 0 || p != 1.25 * r || minburst > 2 * (9000 + 216) || minburst < 9000)
+        fail_msg("%s in %s: want a peak bucket of 1-2 frames (9000-18432 B) at 1.25 x the rate; got %s (%ld B at %s)",
+                 dev, ns, rate, minburst, peak);
+    long gso = -1;
+    const char *g = sh("ip -n %s -d link show dev %s", ns, dev) == 0 ? strstr(out, "gso_max_size ") : NULL;
+    if (!g || sscanf(g, "gso_max_size %ld", &gso) != 1 || gso >= 2 * 9000)
+        fail_msg("%s in %s: want gso_max_size below 2 x MTU (one frame per packet); got %ld", dev, ns, gso);
+}
+
 /* DEV's egress in NS must be shaped at RATE (as tc prints it, e.g. "4Gbit"): tbf at the root, under it
  * the scheduler that sends TCP segments without payload first, and the byte FIFO of everything else */
 static void shaped(const char *ns, const char *dev, const char *rate)
@@ -368,6 +400,7 @@ static void shaped(const char *ns, const char *dev, const char *rate)
     if (rc != 0 || !strstr(out, "qdisc tbf 1: root") || !strstr(out, want) || !strstr(out, "qdisc htb 2: parent 1:1") ||
         !strstr(out, "qdisc bfifo 3: parent 2:2"))
         fail_msg("%s in %s: want tbf at %s with the htb priority and a bfifo under it; got %d: %s", dev, ns, rate, rc, out);
+    no_burst(ns, dev, out);
     rc = sh("tc -n %s filter show dev %s parent 2:", ns, dev);
     if (rc != 0 || !strstr(out, "flowid 2:1") || !strstr(out, "match 00060000/00ff0000 at 8"))
         fail_msg("%s in %s: want TCP segments filtered into class 2:1; got %d: %s", dev, ns, rc, out);
