@@ -371,7 +371,8 @@ static double tc_bits(const char *word)
 }
 
 /* DEV's tbf (QDISC: tc's line) must let no burst through, as a NIC (validation/testbed's header): a
- * peak bucket of at most 2 frames of the default MTU 9000 (+ 216 B) refilled at 1.25 x the rate, and
+ * peak bucket of at most 2 frames of the default MTU 9000 (+ 216 B) refilled at 1.25 x the rate, a main
+ * bucket of at least two peak buckets, and
  * TCP must hand it one frame per packet (gso_max_size below 2 x MTU) */
 static void no_burst(const char *ns, const char *dev, const char *qdisc)
 {
@@ -381,9 +382,9 @@ static void no_burst(const char *ns, const char *dev, const char *qdisc)
     if (!tbf || sscanf(tbf, " rate %31s burst %ldb peakrate %31s minburst %ldb", rate, &burst, peak, &minburst) != 4)
         fail_msg("%s in %s: want tbf with a peak rate and bucket; got: %s", dev, ns, qdisc);
     double r = tc_bits(rate), p = tc_bits(peak);
-    if (r <= 0 || p != 1.25 * r || minburst > 2 * (9000 + 216) || minburst < 9000)
-        fail_msg("%s in %s: want a peak bucket of 1-2 frames (9000-18432 B) at 1.25 x the rate; got %s (%ld B at %s)",
-                 dev, ns, rate, minburst, peak);
+    if (r <= 0 || p != 1.25 * r || minburst > 2 * (9000 + 216) || minburst < 9000 || burst < 2 * minburst)
+        fail_msg("%s in %s: want a peak bucket of 1-2 frames (9000-18432 B) at 1.25 x the rate, main bucket >= 2 of them; got %s burst %ld (peak %ld B at %s)",
+                 dev, ns, rate, burst, minburst, peak);
     long gso = -1;
     const char *g = sh("ip -n %s -d link show dev %s", ns, dev) == 0 ? strstr(out, "gso_max_size ") : NULL;
     if (!g || sscanf(g, "gso_max_size %ld", &gso) != 1 || gso >= 2 * 9000)
