@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "csv_table.h"
+
 #define NSIZES 4
 static const long long sizes[NSIZES] = {1LL << 20, 4LL << 20, 16LL << 20, 64LL << 20};
 
@@ -33,7 +35,7 @@ static void root_of(char *root, size_t len)
 /* Run mring-bench on P ranks with extra flags; busbw per size (out of place) and the peak RSS in KiB. */
 static int run(const char *root, int P, const char *flags, double *busbw, long *rss_kib)
 {
-    char cmd[2 * PATH_MAX], line[1024];
+    char cmd[2 * PATH_MAX];
     int fd[2];
     snprintf(cmd, sizeof cmd, "mpiexec -n %d %s/build/bin/mring-bench -b 1M -e 64M -f 4 -n 5 -w 2 --format csv %s", P,
              root, flags);
@@ -48,22 +50,27 @@ static int run(const char *root, int P, const char *flags, double *busbw, long *
     }
     close(fd[1]);
     FILE *f = fdopen(fd[0], "r");
-    while (fgets(line, sizeof line, f)) {
-        long long size;
-        int inplace;
-        double bus;
-        /* source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw,busbw,inplace,... ("rings" unquoted: 1 or 2) */
-        if (sscanf(line, "real,%*[^,],%*[^,],%*[^,],%*d,%lld,%*d,%*[^,],%*[^,],%*g,%*g,%lg,%d", &size, &bus, &inplace) == 3)
-            for (int i = 0; i < NSIZES; i++)
-                if (sizes[i] == size && !inplace)
-                    busbw[i] = bus;
-    }
-    fclose(f);
+    char *out = NULL, err[128] = "no output";
+    size_t cap = 0;
+    int got = f && getdelim(&out, &cap, '\0', f) > 0; /* the whole output: it holds no NUL */
+    if (f)
+        fclose(f);
+    struct csv_table t;
+    int parsed = got && csv_read(out, &t, err, sizeof err) == 0;
+    if (!parsed)
+        fprintf(stderr, "bench_real: %s: %s\n", cmd, err);
+    for (int r = 0; parsed && r < t.nrows; r++)
+        for (int i = 0; i < NSIZES; i++)
+            if (csv_num(&t, r, "size") == (double)sizes[i] && csv_num(&t, r, "inplace") == 0)
+                busbw[i] = csv_num(&t, r, "busbw_gbps");
+    if (parsed)
+        csv_free(&t);
+    free(out);
     int status;
     struct rusage ru;
     wait4(pid, &status, 0, &ru);
     *rss_kib = ru.ru_maxrss;
-    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+    return parsed && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 int main(void)

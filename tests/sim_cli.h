@@ -100,26 +100,6 @@ static inline int sim_crossbars_setup(void **state)
     return sim_setup_run(two) || sim_setup_run(four);
 }
 
-/* Split a CSV line in place into at most max fields ("..." may hold commas); the field count, or -1
- * for a line with more fields or an unclosed quote. */
-static inline int csv_split(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line; n < max;) {
-        int quoted = *p == '"';
-        f[n++] = p + quoted;
-        p = quoted ? strchr(p + 1, '"') : p + strcspn(p, ",");
-        if (!p)
-            return -1;
-        if (quoted)
-            *p++ = '\0';
-        if (*p != ',')
-            return *p == '\0' ? n : -1;
-        *p++ = '\0';
-    }
-    return -1;
-}
-
 enum { SIM_MAX_LINKS = 32 };
 
 /* The link names (without _UP/_DOWN) of `mring route --platform platform from to`, in route order,

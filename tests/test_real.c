@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "cli_run.h"
+#include "csv_table.h"
 #include "mpi_run.h"
 #include "sim_trace.h"
 
@@ -194,28 +195,6 @@ static void test_bench_new_types(void **state)
         }
 }
 
-/* column index of name in a csv header line, or -1 */
-static int csv_col(const char *header, const char *name)
-{
-    size_t len = strlen(name);
-    int col = 0;
-    for (const char *p = header; *p && *p != '\n'; col++) {
-        if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\n' || !p[len]))
-            return col;
-        p += strcspn(p, ",\n");
-        p += *p == ',';
-    }
-    return -1;
-}
-
-/* field col of a csv line as a double */
-static double csv_num(const char *line, int col)
-{
-    for (; col > 0 && *line && *line != '\n'; col--)
-        line += strcspn(line, ",\n") + (line[strcspn(line, ",\n")] == ',');
-    return col == 0 ? strtod(line, NULL) : NAN;
-}
-
 static void test_bench_csv(void **state)
 {
     const char *args[] = {"-b", "8", "-e", "64K", "-f", "8", "-n", "2", "-w", "1", "--format", "csv", NULL};
@@ -227,15 +206,15 @@ static void test_bench_csv(void **state)
     const char *nl = strchr(r.out, '\n');
     if (!nl || (size_t)(nl + 1 - r.out) < strlen(tail) || strncmp(nl + 1 - strlen(tail), tail, strlen(tail)))
         fail_msg("%s: the csv header does not end with %s:\n%s", r.cmd, tail, r.out);
-    int cw = csv_col(r.out, "wrong"), ct = csv_col(r.out, "time_us"), c0 = csv_col(r.out, "time_min_us"),
-        c1 = csv_col(r.out, "time_max_us");
-    assert_true(cw >= 0 && ct >= 0 && c0 >= 0 && c1 >= 0);
-    for (const char *l = nl + 1; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l), rows++) {
-        double t = csv_num(l, ct), t0 = csv_num(l, c0), t1 = csv_num(l, c1);
-        if (csv_num(l, cw) != 0 || !(t0 <= t && t <= t1 && t0 > 0))
-            fail_msg("%s: want wrong 0 and time_min_us <= time_us <= time_max_us in row %d: %.*s", r.cmd, rows + 1,
-                     (int)strcspn(l, "\n"), l);
+    struct csv_table t;
+    csv_read_ok(r.out, &t, r.cmd);
+    for (rows = 0; rows < t.nrows; rows++) {
+        double t0 = csv_need(&t, rows, "time_min_us"), t1 = csv_need(&t, rows, "time_max_us");
+        double tm = csv_need(&t, rows, "time_us");
+        if (csv_need_int(&t, rows, "wrong") != 0 || !(t0 <= tm && tm <= t1 && t0 > 0))
+            fail_msg("%s: want wrong 0 and time_min_us <= time_us <= time_max_us in row %d", r.cmd, rows + 1);
     }
+    csv_free(&t);
     assert_int_equal(rows, 10);
     cli_free(&r);
 }
@@ -340,15 +319,18 @@ static void test_bench_embed_chunks(void **state)
     (void)state;
     mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
     want_exit0(&r);
-    if (!strstr(r.out, ",--algo ring --topo 4 --rings 4 --embed 0.1.2.3/0.2.1.3\n") || strstr(r.out, ",1,0,") == NULL)
-        fail_msg("%s: want rows naming the embedding and in-place rows with 0 wrong; got:\n%s", r.cmd, r.out);
-    for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        long long wrong = -1;
-        int inplace;
-        if (!strncmp(l, "real,", 5) && (sscanf(strstr(l, ",float32,") + 9, "%*[^,],%*[^,],%*[^,],%*[^,],%d,%lld",
-                                               &inplace, &wrong) != 2 || wrong != 0))
-            fail_msg("%s: a row with %lld wrong: %s", r.cmd, wrong, l);
+    struct csv_table t;
+    int inplace = 0;
+    csv_read_ok(r.out, &t, r.cmd);
+    assert_int_equal(t.nrows, 2 * 5); /* 8 B .. 64 KiB by 8 (5 sizes), out of place and in place */
+    for (int i = 0; i < t.nrows; i++) {
+        inplace += csv_need_int(&t, i, "inplace") == 1;
+        if (strcmp(csv_str(&t, i, "config"), "--algo ring --topo 4 --rings 4 --embed 0.1.2.3/0.2.1.3") ||
+            csv_need_int(&t, i, "wrong") != 0)
+            fail_msg("%s: want every row naming the embedding, with 0 wrong; row %d is not", r.cmd, i + 1);
     }
+    csv_free(&t);
+    assert_int_equal(inplace, 5);
     cli_free(&r);
     bench_table_ok(mr, 5);
 }

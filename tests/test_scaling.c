@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_table.h"
 #include "sim_cli.h"
 
 #define L 22e-6
@@ -54,22 +55,23 @@ static int run_scaling(const char *const *extra, struct row *rows, int max)
         args[n++] = extra[i];
     args[n] = NULL;
     cli_run_ok(args, &r);
-    char *save = NULL;
-    for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        struct row w;
-        /* workload,gpus,topo,algo,rings,type,segment,batch,bucket_bytes,overlap,inflight,buckets,
-         * tuned_buckets,forward_ms,backward_ms,comm_ms,exposed_ms,iter_ms,images_per_s,efficiency */
-        if (!strncmp(l, "workload,", 9))
-            continue;
-        if (sscanf(l, "%*[^,],%d,%*[^,],%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*d,%*d,%d,%*d,%lf,%lf,%lf,%lf,%lf,%lf,%lf",
-                   &w.gpus, &w.buckets,
-                   &w.forward, &w.backward, &w.comm, &w.exposed, &w.iter, &w.ips, &w.eff) != 9)
-            fail_msg("%s: cannot read the CSV row '%s'", r.cmd, l);
-        w.forward /= 1e3, w.backward /= 1e3, w.comm /= 1e3, w.exposed /= 1e3, w.iter /= 1e3;
-        if (k >= max)
-            fail_msg("%s: more than %d rows", r.cmd, max);
-        rows[k++] = w;
+    struct csv_table t;
+    csv_read_ok(r.out, &t, r.cmd);
+    if (t.nrows > max)
+        fail_msg("%s: %d rows, at most %d expected", r.cmd, t.nrows, max);
+    for (k = 0; k < t.nrows; k++) {
+        struct row *w = &rows[k];
+        w->gpus = (int)csv_need_int(&t, k, "gpus");
+        w->buckets = (int)csv_need_int(&t, k, "buckets");
+        w->forward = csv_need(&t, k, "forward_ms") / 1e3;
+        w->backward = csv_need(&t, k, "backward_ms") / 1e3;
+        w->comm = csv_need(&t, k, "comm_ms") / 1e3;
+        w->exposed = csv_need(&t, k, "exposed_ms") / 1e3;
+        w->iter = csv_need(&t, k, "iter_ms") / 1e3;
+        w->ips = csv_need(&t, k, "images_per_s");
+        w->eff = csv_need(&t, k, "efficiency");
     }
+    csv_free(&t);
     cli_free(&r);
     return k;
 }
@@ -213,26 +215,23 @@ static void minsky_resnet50(void **state)
     const char *args[] = {"scaling", "--platform", sim_repo_path("platforms/minsky-64.xml"), "--workload", "resnet50",
                           "--format", "csv", NULL};
     struct cli_result r = {0};
-    int gpus[7] = {0}, n = 0;
-    double eff[7], compute[7];
+    struct csv_table t;
     (void)state;
     cli_run_ok(args, &r);
-    char *save = NULL;
-    for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        double f, b;
-        if (n < 7 && sscanf(l, "resnet50,%d,%*[^,],%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*d,%*d,%*d,%*d,%lf,%lf,%*f,%*f,"
-                                  "%*f,%*f,%lf", &gpus[n], &f, &b, &eff[n]) == 4)
-            compute[n++] = f + b;
-    }
-    cli_free(&r);
-    assert_int_equal(n, 7);
+    csv_read_ok(r.out, &t, r.cmd);
+    assert_int_equal(t.nrows, 7);
     for (int i = 0; i < 7; i++) {
-        assert_int_equal(gpus[i], 4 << i);
-        near(compute[i], 1e3 * 32 / 195.0, "compute per iteration (ms)");
+        assert_string_equal(csv_str(&t, i, "workload"), "resnet50");
+        assert_int_equal(csv_need_int(&t, i, "gpus"), 4 << i);
+        near(csv_need(&t, i, "forward_ms") + csv_need(&t, i, "backward_ms"), 1e3 * 32 / 195.0,
+             "compute per iteration (ms)");
     }
+    double eff[2] = {csv_need(&t, 0, "efficiency"), csv_need(&t, 6, "efficiency")};
+    csv_free(&t);
+    cli_free(&r);
     near(eff[0], 1, "efficiency of one node");
-    if (!(eff[6] < 1 && eff[6] > 0.5))
-        fail_msg("efficiency on 256 GPUs is %g", eff[6]);
+    if (!(eff[1] < 1 && eff[1] > 0.5))
+        fail_msg("efficiency on 256 GPUs is %g", eff[1]);
 }
 
 /* --plot writes a PNG. */
@@ -262,27 +261,25 @@ static void tuning(void **state)
     const char *args[] = {"scaling", "--platform", sim_tmp_path("c4.xml"), "--workload", sim_tmp_path("w.json"),
                           "--format", "csv", "--bucket", "4M", "--gpus", "2,4", NULL, NULL, NULL};
     struct cli_result r = {0};
-    int gpus[2], tuned[2], n = 0;
     double iter[2][2];
     (void)state;
     cli_run_ok(tune, &r);
     cli_free(&r);
     for (int k = 0; k < 2; k++) {
+        struct csv_table t;
         args[11] = k ? "--tuning" : NULL;
         args[12] = k ? sim_tmp_path("tuning.json") : NULL;
         cli_run_ok(args, &r);
-        n = 0;
-        char *save = NULL;
-        for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-            if (n < 2 && sscanf(l, "two-layers,%d,%*[^,],%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*d,%*d,%*d,%d,%*f,%*f,%*f,%*f,%lf",
-                                &gpus[n], &tuned[n], &iter[k][n]) == 3)
-                n++;
+        csv_read_ok(r.out, &t, r.cmd);
+        assert_int_equal(t.nrows, 2);
+        assert_int_equal(csv_need_int(&t, 0, "gpus"), 2);
+        assert_int_equal(csv_need_int(&t, 1, "gpus"), 4);
+        assert_int_equal(csv_need_int(&t, 0, "tuned_buckets"), 0);         /* the file is for 4 ranks */
+        assert_int_equal(csv_need_int(&t, 1, "tuned_buckets"), k ? 2 : 0); /* both 4 MiB buckets */
+        iter[k][0] = csv_need(&t, 0, "iter_ms");
+        iter[k][1] = csv_need(&t, 1, "iter_ms");
+        csv_free(&t);
         cli_free(&r);
-        assert_int_equal(n, 2);
-        assert_int_equal(gpus[0], 2);
-        assert_int_equal(gpus[1], 4);
-        assert_int_equal(tuned[0], 0);         /* the file is for 4 ranks */
-        assert_int_equal(tuned[1], k ? 2 : 0); /* both 4 MiB buckets */
     }
     near(iter[1][0], iter[0][0], "2 GPUs, untouched by the tuning file");
     if (!(iter[1][1] <= iter[0][1] * (1 + 1e-9)))

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "csv_table.h"
 #include "sim_cli.h"
 
 #define CSV_HEADER "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps,config"

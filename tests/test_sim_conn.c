@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "csv_table.h"
 #include "sim_cli.h"
 #include "sim_trace.h"
 
@@ -39,16 +40,18 @@ static double sim_us(const char *plat, const char *cfg, const char *prof, const 
     const char *args[32] = {"simulate", "--platform", plat, "--profile", prof, "-b", size, "-e", size,
                             "--format", "csv"};
     int n = 11;
-    double t = -1;
     snprintf(buf, sizeof buf, "%s", cfg);
     for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok && n < 31; tok = strtok_r(NULL, " ", &save))
         args[n++] = tok;
     args[n] = NULL;
     struct cli_result r = {0};
     cli_run_ok(args, &r);
-    const char *row = strchr(r.out, '\n');
-    if (!row || sscanf(row + 1, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf", &t) != 1)
-        fail_msg("%s: no time in '%s'", r.cmd, r.out);
+    struct csv_table tab;
+    csv_read_ok(r.out, &tab, r.cmd);
+    if (tab.nrows != 1)
+        fail_msg("%s: %d rows, want 1:\n%s", r.cmd, tab.nrows, r.out);
+    double t = csv_need(&tab, 0, "time_us");
+    csv_free(&tab);
     cli_free(&r);
     return t;
 }

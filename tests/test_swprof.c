@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv_table.h"
 #include "sim_cli.h"
 #include "swprof.h"
 
@@ -125,13 +126,13 @@ static int times_us(const char *cmd, const char *method, const char *platform, c
     args[n] = NULL;
     struct cli_result r = {0};
     cli_run_ok(args, &r);
-    char *save = NULL;
-    for (char *l = strtok_r(r.out, "\n", &save); l && k < 8; l = strtok_r(NULL, "\n", &save))
-        if (strncmp(l, "source,", 7) && sscanf(l, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf",
-                                                &t[k]) == 1)
-            k++;
-    if (k == 0)
-        fail_msg("%s: no times", r.cmd);
+    struct csv_table tab;
+    csv_read_ok(r.out, &tab, r.cmd);
+    if (tab.nrows == 0 || tab.nrows > 8)
+        fail_msg("%s: %d rows, want 1 to 8", r.cmd, tab.nrows);
+    for (k = 0; k < tab.nrows; k++)
+        t[k] = csv_need(&tab, k, "time_us");
+    csv_free(&tab);
     cli_free(&r);
     return k;
 }
@@ -209,11 +210,11 @@ static void platform_property(void **st)
     const char *args[] = {"simulate", "--platform", dst, "--algo", "ring", "-b", "4K", "-e", "4K", "--format", "csv", NULL};
     struct cli_result r = {0};
     cli_run_ok(args, &r);
-    double with = -1;
-    char *last = strrchr(r.out, '\n');
-    *last = '\0';
-    last = strrchr(r.out, '\n');
-    assert_int_equal(sscanf(last + 1, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%lf", &with), 1);
+    struct csv_table tab;
+    csv_read_ok(r.out, &tab, r.cmd);
+    assert_int_equal(tab.nrows, 1);
+    double with = csv_need(&tab, 0, "time_us");
+    csv_free(&tab);
     cli_free(&r);
     assert_true(fabs(with - plain - 40.0) < 1e-5 * with);
     /* --profile none replaces it */

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "csv_table.h"
 #include "sim_cli.h"
 
 static char *slurp_file(const char *path)
@@ -51,26 +52,21 @@ static void quick_run(void **state)
         fail_msg("%s exited with %d", cmd, status);
     /* joined.csv: 4 configurations x 3 sizes, each with measured, simulated and modelled times > 0 */
     snprintf(path, sizeof path, "%s/joined.csv", sim_tmp);
-    char *save = NULL;
-    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        char config[64];
-        double m, s, mo;
-        if (!strncmp(l, "config,", 7))
-            continue;
-        if (sscanf(l, "%63[^,],%*d,%*d,%lf,%lf,%lf", config, &m, &s, &mo) != 4 || !(m > 0 && s > 0 && mo > 0))
-            fail_msg("joined.csv: bad row '%s'", l);
-        rows++;
-    }
-    assert_int_equal(rows, 12);
-    /* every measured row, in place and out of place, has 0 wrong elements (column 14 after the label) */
+    struct csv_table t;
+    csv_read_ok(slurp_file(path), &t, path);
+    assert_int_equal(t.nrows, 12);
+    for (int i = 0; i < t.nrows; i++)
+        if (!(csv_need(&t, i, "measured_us") > 0 && csv_need(&t, i, "sim_us") > 0 && csv_need(&t, i, "model_us") > 0))
+            fail_msg("joined.csv: row %d (%s) has a time that is not > 0", i + 1, csv_str(&t, i, "config"));
+    csv_free(&t);
+    /* every measured row, in place and out of place, has 0 wrong elements.  A row is the label, then
+     * mring-bench's: source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps,
+     * inplace,wrong,time_min_us,time_max_us,config (18 fields, wrong the 15th) */
     snprintf(path, sizeof path, "%s/measured-rows.csv", sim_tmp);
-    rows = 0;
-    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        long wrong = -1;
-        if (sscanf(l, "%*[^,],real,%*[^,],%*[^,],%*[^,],%*d,%*d,%*d,%*[^,],%*[^,],%*f,%*f,%*f,%*d,%ld", &wrong) != 1 || wrong != 0)
-            fail_msg("measured-rows.csv: '%s' (want 0 wrong)", l);
-        rows++;
-    }
+    char *save = NULL, *f[20];
+    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save), rows++)
+        if (csv_split(l, f, 20) != 18 || strcmp(f[1], "real") || strcmp(f[14], "0"))
+            fail_msg("measured-rows.csv: row %d is not a measured row with 0 wrong", rows + 1);
     assert_int_equal(rows, 24);
     snprintf(path, sizeof path, "%s/REPORT.md", sim_tmp);
     char *report = slurp_file(path);
@@ -83,17 +79,15 @@ static void quick_run(void **state)
     /* (slurp_file's buffer is reused below: the report's checks come first) */
     /* overlap.csv: the chunked multiring against the plain one at each of the 3 sizes */
     snprintf(path, sizeof path, "%s/overlap.csv", sim_tmp);
-    rows = 0;
-    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        double ps, ms;
-        if (!strncmp(l, "config,", 7))
-            continue;
-        if (sscanf(l, "--algo multiring --topo 2x2 --chunks 4,--algo multiring --topo 2x2,%*d,%lf,%lf", &ps, &ms) != 2 ||
-            !(ps > 0 && ms > 0))
-            fail_msg("overlap.csv: bad row '%s'", l);
-        rows++;
+    csv_read_ok(slurp_file(path), &t, path);
+    assert_int_equal(t.nrows, 3);
+    for (int i = 0; i < t.nrows; i++) {
+        assert_string_equal(csv_str(&t, i, "config"), "--algo multiring --topo 2x2 --chunks 4");
+        assert_string_equal(csv_str(&t, i, "plain"), "--algo multiring --topo 2x2");
+        if (!(csv_need(&t, i, "predicted_speedup") > 0 && csv_need(&t, i, "measured_speedup") > 0))
+            fail_msg("overlap.csv: row %d has a speedup that is not > 0", i + 1);
     }
-    assert_int_equal(rows, 3);
+    csv_free(&t);
 }
 
 /* --rounds 2 in dir: measured-rounds.csv holds both rounds of every row (round number first), and each
@@ -138,15 +132,13 @@ static void check_rounds(const char *dir, int nrows)
     }
     assert_int_equal(rows, nrows);
     snprintf(path, sizeof path, "%s/overlap.csv", dir);
-    rows = 0;
-    for (char *l = strtok_r(slurp_file(path), "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        if (!strncmp(l, "config,", 7))
-            continue;
-        if (csv_split(l, f, 20) != 8 || !(strtod(f[7], NULL) >= 0) || !strcmp(f[7], "-"))
-            fail_msg("overlap.csv: no rounds' spread in row %d", rows + 1);
-        rows++;
-    }
-    assert_int_equal(rows, 3);
+    struct csv_table t;
+    csv_read_ok(slurp_file(path), &t, path);
+    assert_int_equal(t.nrows, 3);
+    for (int i = 0; i < t.nrows; i++)
+        if (!(csv_need(&t, i, "rounds_spread") >= 0))
+            fail_msg("overlap.csv: no rounds' spread in row %d", i + 1);
+    csv_free(&t);
     snprintf(path, sizeof path, "%s/meta", dir);
     assert_non_null(strstr(slurp_file(path), "rounds=2\n"));
 }
