@@ -6,7 +6,8 @@
  * is wrong, the report has its sections, among them the chunked multiring against the plain one at
  * every size (the issue-11 sign check; its verdict is reported, not asserted); the SMPI build of the
  * executor runs under smpirun with its results checked; with --rounds 2 (the hostfile run) every row is
- * the faster of its two rounds, each kept in measured-rounds.csv.  Accuracy is reported, never asserted (it depends on the
+ * the faster of its two rounds, each kept in measured-rounds.csv; a failing validation/report names its
+ * step and keeps the previous REPORT.md.  Accuracy is reported, never asserted (it depends on the
  * machine's load).
  */
 #include <stdarg.h>
@@ -215,9 +216,43 @@ static void smpi_executor(void **state)
     assert_int_equal(rows, 4);
 }
 
+/* Run validation/report on a copy of the shipped 2x2 results after BREAK (a shell command in the copy's
+ * directory); it must exit with the failing step's status 2, name that step in its last line, and leave
+ * the previous REPORT.md as it was (it once ended silently half-way, its REPORT.md cut short). */
+static void report_fails_whole(const char *brk, const char *step)
+{
+    static char out[1 << 16];
+    char cmd[PATH_MAX * 3 + 512], path[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "set -e; rm -rf '%s/r'; cp -r '%s' '%s/r'; cd '%s/r'; printf 'previous\\n' > REPORT.md; %s",
+             sim_tmp, sim_repo_path("validation/results/2x2"), sim_tmp, sim_tmp, brk);
+    if (cli_shell(cmd, out, sizeof out) != 0)
+        fail_msg("%s: %s", cmd, out);
+    snprintf(cmd, sizeof cmd, "%s '%s/r' 2>&1", sim_repo_path("validation/report"), sim_tmp);
+    int status = cli_shell(cmd, out, sizeof out);
+    const char *last = strstr(out, "validation/report: line ");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !last || !strstr(last, "failed (exit status 2): ") ||
+        !strstr(last, step) || strchr(last, '\n') != strrchr(out, '\n'))
+        fail_msg("%s: want exit 2 and a last line naming the step '%s', got %d: %s", cmd, step, status, out);
+    snprintf(path, sizeof path, "%s/r/REPORT.md", sim_tmp);
+    assert_string_equal(slurp_file(path), "previous\n");
+    snprintf(path, sizeof path, "%s/r/REPORT.md.tmp", sim_tmp);
+    assert_int_equal(access(path, F_OK), -1);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/r'", sim_tmp); /* the group teardown removes plain files only */
+    assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
+}
+
+/* validation/report's failures: before its first section (no meta) and inside the report's writing (an
+ * smpi.csv that cannot be read) */
+static void report_failure(void **state)
+{
+    (void)state;
+    report_fails_whole("rm meta", "rate_gbps=$(meta rate");
+    report_fails_whole("rm smpi.csv; mkdir smpi.csv", "awk -F, ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(quick_run), cmocka_unit_test(hostfile_run),
-                                       cmocka_unit_test(smpi_executor)};
+                                       cmocka_unit_test(smpi_executor), cmocka_unit_test(report_failure)};
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
 }
