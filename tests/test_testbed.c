@@ -33,43 +33,13 @@
 
 #include <cmocka.h>
 
-#include "sim_cli.h"
+#include "testbed_sh.h"
 
-/* every command: a deadline, and a short finalize watchdog (see validation/testbed exec --help) */
-#define DEADLINE "timeout -k 5 150"
 /* every mrtb namespace, and every mrtb link of this namespace and of each mrtb namespace */
 #define LIST_MRTB                                                                                                      \
     "{ ip netns list | awk '$1 ~ /^mrtb/ { print \"netns \" $1 }'; ip -o link show | awk -F': ' '$2 ~ /^mrtb/'; "   \
     "for n in $(ip netns list | awk '$1 ~ /^mrtb/ { print $1 }'); do ip -n $n -o link show | "                        \
     "awk -F': ' '$2 ~ /^mrtb/'; done; } 2>/dev/null"
-
-static char state_dir[PATH_MAX + 64]; /* MRING_TESTBED_STATE: <scratch>/tb, made and removed by the testbed */
-static char out[65536];
-
-/* Run a shell command line (sh) in the repository root with the test's state directory exported; its
- * stdout and stderr (unless the line redirects them) land in out.  Returns the exit status (the last
- * command's: no pipelines where it matters), -1 when killed. */
-static int sh(const char *fmt, ...)
-{
-    char line[4096], cmd[sizeof line + 3 * PATH_MAX + 256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && export MRING_TESTBED_STATE='%s' MRING_TESTBED_FINALIZE_GRACE=3 && { %s\n} 2>&1",
-             sim_repo_root(), state_dir, line);
-    int st = cli_shell(cmd, out, sizeof out);
-    return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int lines(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
-}
 
 /* Split out into one line per rank: each line starts with the rank; NULL where a rank has none or two.
  * Returns the number of lines. */
@@ -86,26 +56,11 @@ static int by_rank(char *text, char **rank_line, int nranks)
     return n;
 }
 
-static int have_mpi(void)
-{
-    char p[PATH_MAX + 64];
-    snprintf(p, sizeof p, "%s", sim_repo_path("build/bin/mring-bench"));
-    return access(p, X_OK) == 0 && system("command -v mpiexec >/dev/null 2>&1") == 0;
-}
-
 static int state_exists(void)
 {
     char p[PATH_MAX + 128];
     snprintf(p, sizeof p, "%s/state", state_dir);
     return access(p, F_OK) == 0;
-}
-
-/* Remove whatever testbed this test's state directory has (also after a failed test). */
-static int down_teardown(void **st)
-{
-    sh(DEADLINE " validation/testbed down");
-    rmdir(state_dir);
-    return 0;
 }
 
 /* Skip unless namespaces can be made here and no mrtb object exists (another testbed's). */
@@ -691,14 +646,6 @@ static int force_teardown(void **st)
     return down_teardown(st);
 }
 
-static int group_setup(void **st)
-{
-    if (sim_tmp_setup(st) != 0)
-        return -1;
-    snprintf(state_dir, sizeof state_dir, "%s/tb", sim_tmp);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -712,5 +659,5 @@ int main(void)
         cmocka_unit_test_teardown(rollback, down_teardown),
         cmocka_unit_test_teardown(foreign, force_teardown),
     };
-    return cmocka_run_group_tests(tests, group_setup, sim_tmp_teardown);
+    return cmocka_run_group_tests(tests, testbed_group_setup, sim_tmp_teardown);
 }
