@@ -8,7 +8,8 @@
  * for it, so the watchdog must look below the processes it finds first.  Wanted: one line naming rank 0
  * blocked and rank 1 spinning, and rank 1's connection closed under it (its recv fails: "1 closed"), or
  * rank 1 killed where the kernel cannot close sockets (ss -K).  Rank 1 then ends rank 0.  The test
- * asserts what the watchdog did, not when; every command has a deadline.  Needs mpiexec and python3.
+ * asserts what the watchdog did, not when; every command has a deadline.  Needs mpiexec, python3, and
+ * nsenter and ss usable (root).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,6 +46,11 @@ static void finalize_hang(void **st)
     (void)st;
     if (!have_mpi() || system("command -v python3 >/dev/null 2>&1") != 0) {
         print_message("finalize_hang: skipped, no mpiexec, build/bin/mring-bench or python3\n");
+        skip();
+    }
+    /* the watchdog lists a rank's connections from inside its namespace (nsenter -n, ss -p) */
+    if (sh("nsenter -t $$ -n ss -tnpH state established >/dev/null") != 0) {
+        print_message("finalize_hang: skipped, nsenter -n or ss cannot be used here: %s\n", out);
         skip();
     }
     char script[PATH_MAX + 64], pidfile[PATH_MAX + 64];
