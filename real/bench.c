@@ -5,6 +5,7 @@
 #include "algo.h"
 #include "bench_args.h"
 #include "bench_check.h"
+#include "bench_percall.h"
 #include "libmring.h"
 #ifdef MRING_HAVE_CUDA
 #include "cuda_reduce.h"
@@ -26,6 +27,7 @@ typedef struct run {
     MPI_Comm comm;
     mring_dtype_t t;
     int rank, P;
+    bench_percall_t *pc; /* --per-call: every timed call's start and duration */
 } run_t;
 
 static int call(const run_t *r, const void *in, void *out, int64_t count)
@@ -41,27 +43,39 @@ static int call(const run_t *r, const void *in, void *out, int64_t count)
 
 /* Seconds per call on this rank, combined over ranks as -a says; min and max too.  --barrier 1 times each
  * call alone after a barrier (OSU Micro-Benchmarks' osu_allreduce: MPI_Barrier between calls, each timed);
- * 0 times the calls back to back (nccl-tests' all_reduce_perf). */
+ * 0 times the calls back to back (nccl-tests' all_reduce_perf).  With --per-call every call is stamped
+ * too (wall clock, before and after it) and the stamps written once the calls are done. */
 static void timed(const run_t *r, const void *in, void *out, int64_t count, double *t, double *tmin, double *tmax)
 {
+    int n = r->b->iters;
+    double *start = r->pc ? malloc(2 * (size_t)n * sizeof *start) : NULL, *end = start ? start + n : NULL;
+    if (r->pc && !start)
+        cli_fail(NULL, "--per-call: out of memory for %d calls", n);
     for (int i = 0; i < r->b->warmup; i++)
         call(r, in, out, count);
     double mine = 0, sum;
     MPI_Barrier(r->comm);
-    if (r->b->barrier) { /* each call alone, from a barrier (OSU's osu_allreduce) */
-        for (int i = 0; i < r->b->iters; i++) {
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++) {
+        if (r->b->barrier) { /* each call alone, from a barrier (OSU's osu_allreduce) */
             MPI_Barrier(r->comm);
-            double t0 = MPI_Wtime();
-            call(r, in, out, count);
-            mine += MPI_Wtime() - t0;
+            t0 = MPI_Wtime();
         }
-    } else { /* back to back (nccl-tests) */
-        double t0 = MPI_Wtime();
-        for (int i = 0; i < r->b->iters; i++)
-            call(r, in, out, count);
-        mine = MPI_Wtime() - t0;
+        if (start)
+            start[i] = bench_percall_now();
+        call(r, in, out, count);
+        if (start)
+            end[i] = bench_percall_now();
+        if (r->b->barrier)
+            mine += MPI_Wtime() - t0;
     }
-    mine /= r->b->iters;
+    if (!r->b->barrier) /* back to back (nccl-tests): the block's time */
+        mine = MPI_Wtime() - t0;
+    if (start && bench_percall_rows(r->pc, r->comm, count * (int64_t)mring_dtype_size(r->t), in == MPI_IN_PLACE, n,
+                                    start, end))
+        cli_fail(NULL, "--per-call %s: writing it failed", r->b->per_call);
+    free(start);
+    mine /= n;
     MPI_Allreduce(&mine, tmin, 1, MPI_DOUBLE, MPI_MIN, r->comm);
     MPI_Allreduce(&mine, tmax, 1, MPI_DOUBLE, MPI_MAX, r->comm);
     MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, r->comm);
@@ -211,7 +225,7 @@ static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_
 int main(int argc, char **argv)
 {
     static bench_t b;
-    run_t r = {&b, NULL, MPI_COMM_WORLD, MRING_FLOAT32, 0, 1};
+    run_t r = {&b, NULL, MPI_COMM_WORLD, MRING_FLOAT32, 0, 1, NULL};
     mring_config_t c;
     char err[512], topo[64], rings[64], own_s[64], title[512];
     static char desc[16384];
@@ -245,6 +259,8 @@ int main(int argc, char **argv)
                        .ranks = r.P, .type = mring_dtype_name(r.t), .redop = mring_redop_name(b.op), .real = 1,
                        .config = b.mpi ? NULL : mring_config_describe(&c, desc, sizeof desc)};
     bench_title(&b, r.P, &c, row.algo, topo, rings, title, sizeof title);
+    if (b.per_call && !(r.pc = bench_percall_open(b.per_call, MPI_COMM_WORLD, err, sizeof err)))
+        cli_usage_error(NULL, "%s", err);
     mring_report_t *rep = rank0 ? mring_report_open(stdout, b.fmt, 1, title) : NULL;
     if (rank0 && !rep)
         cli_fail(NULL, "out of memory");
@@ -256,6 +272,8 @@ int main(int argc, char **argv)
         if (mring_report_close(rep))
             cli_fail(NULL, "writing the report failed");
     }
+    if (r.pc && bench_percall_close(r.pc, err, sizeof err))
+        cli_fail(NULL, "%s", err);
     mring_ctx_free(r.ctx);
     mring_tuning_free(b.tuning);
     MPI_Finalize();

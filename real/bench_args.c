@@ -16,7 +16,7 @@ static void help(void)
            "                  [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
            "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n"
            "                  [--tuning FILE] [--device host|cuda] [--cuda-aware] [--barrier 0|1]\n"
-           "                  [--trace FILE.json]\n\n"
+           "                  [--trace FILE.json] [--per-call FILE.csv]\n\n"
            "Time allreduce on the MPI job's ranks with the flags of nccl-tests (all_reduce_perf), out of\n"
            "place and in place, and check every result: inputs whose exact sum is known whatever the\n"
            "reduction order, receive buffers poisoned first, guard words around the buffers, the send\n"
@@ -47,11 +47,14 @@ static void help(void)
            "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n"
            "  --trace FILE      after the last size's out-of-place timing, one more call from a barrier, traced: when\n"
            "                    each rank posted and completed each op, as the trace-event JSON of mring simulate\n"
-           "                    --trace (open both in ui.perfetto.dev; each rank's times from its own start)\n",
+           "                    --trace (open both in ui.perfetto.dev; each rank's times from its own start)\n"
+           "  --per-call FILE   also write every timed call of every rank as CSV (size,inplace,call,rank,start_s,\n"
+           "                    time_us; start_s: wall clock, seconds since the epoch, to line up with other\n"
+           "                    tools' samples): the single slow calls that a block's mean hides\n",
            mring_dtype_list(), mring_redop_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING));
 }
 
-enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE };
+enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE, OPT_PER_CALL };
 
 /* One of mring-bench's own flags (not the sweep's nor the configuration's): opt with its argument arg. */
 static void bench_opt(bench_t *b, int opt, const char *arg, int rank0)
@@ -86,6 +89,7 @@ static void bench_opt(bench_t *b, int opt, const char *arg, int rank0)
     case OPT_CUDA_AWARE: b->cuda_aware = 1; break;
     case OPT_BARRIER: b->barrier = cli_int(NULL, "--barrier", arg, 0, 1); break;
     case OPT_TRACE: b->trace = arg; break;
+    case OPT_PER_CALL: b->per_call = arg; break;
     case 'h':
         if (rank0)
             help();
@@ -108,6 +112,7 @@ void bench_parse(int argc, char **argv, int rank0, bench_t *b)
                                          {"cuda-aware", no_argument, 0, OPT_CUDA_AWARE},
                                          {"barrier", required_argument, 0, OPT_BARRIER},
                                          {"trace", required_argument, 0, OPT_TRACE},
+                                         {"per-call", required_argument, 0, OPT_PER_CALL},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int opt;
     while ((opt = cli_getopt(NULL, argc, argv, "b:e:f:i:n:w:c:d:o:a:h", opts)) != -1) {

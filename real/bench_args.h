@@ -19,7 +19,7 @@ typedef struct bench {
     mring_redop_t op;
     mring_format_t fmt;
     double timeout; /* seconds one call may take before the job aborts naming the stuck operation */
-    const char *tuning_file, *trace;
+    const char *tuning_file, *trace, *per_call;
     mring_tuning_t *tuning; /* loaded from tuning_file by main */
     int device, cuda_aware; /* --device cuda; --cuda-aware */
 } bench_t;

@@ -1,0 +1,90 @@
+/* bench_percall.c - mring-bench --per-call: one CSV row per timed call and rank (see bench_percall.h). */
+#include "bench_percall.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct bench_percall {
+    FILE *f; /* rank 0 only */
+    char path[4096], tmp[4200];
+};
+
+bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, size_t len)
+{
+    int rank, ok = 1;
+    MPI_Comm_rank(comm, &rank);
+    bench_percall_t *pc = calloc(1, sizeof *pc);
+    if (!pc || strlen(path) >= sizeof pc->path) {
+        snprintf(err, len, "--per-call '%s': %s", path, pc ? "path too long" : "out of memory");
+        ok = 0;
+    } else if (rank == 0) {
+        strcpy(pc->path, path);
+        snprintf(pc->tmp, sizeof pc->tmp, "%s.tmp%ld", path, (long)getpid());
+        if (!(pc->f = fopen(pc->tmp, "w")) || fputs("size,inplace,call,rank,start_s,time_us\n", pc->f) < 0) {
+            snprintf(err, len, "--per-call '%s': cannot create it: %s", path, strerror(errno));
+            if (pc->f)
+                fclose(pc->f), unlink(pc->tmp);
+            ok = 0;
+        }
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm); /* one rank's failure is every rank's */
+    if (!ok) {
+        if (pc && pc->f)
+            fclose(pc->f), unlink(pc->tmp);
+        free(pc);
+        if (rank && !strstr(err, "--per-call"))
+            snprintf(err, len, "--per-call '%s': rank 0 could not create it", path);
+        return NULL;
+    }
+    return pc;
+}
+
+double bench_percall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inplace, int n, const double *start,
+                       const double *end)
+{
+    int P, bad = 0;
+    MPI_Comm_size(comm, &P);
+    double *mine = malloc(2 * (size_t)n * sizeof *mine), *all = NULL;
+    if (!mine || (pc->f && !(all = malloc(2 * (size_t)n * (size_t)P * sizeof *all)))) {
+        fprintf(stderr, "mring-bench: --per-call: out of memory for %d calls of %d ranks\n", n, P);
+        MPI_Abort(comm, 1);
+    }
+    memcpy(mine, start, (size_t)n * sizeof *mine);
+    memcpy(mine + n, end, (size_t)n * sizeof *mine);
+    MPI_Gather(mine, 2 * n, MPI_DOUBLE, all, 2 * n, MPI_DOUBLE, 0, comm);
+    for (int r = 0; all && r < P; r++)
+        for (int i = 0; i < n; i++) {
+            const double *s = all + (size_t)r * 2 * (size_t)n;
+            if (fprintf(pc->f, "%lld,%d,%d,%d,%.6f,%.3f\n", (long long)size, inplace, i, r, s[i],
+                        (s[n + i] - s[i]) * 1e6) < 0)
+                bad = 1;
+        }
+    free(mine);
+    free(all);
+    MPI_Bcast(&bad, 1, MPI_INT, 0, comm); /* rank 0's write failure ends every rank */
+    return bad ? -1 : 0;
+}
+
+int bench_percall_close(bench_percall_t *pc, char *err, size_t len)
+{
+    int rc = 0;
+    if (pc && pc->f) {
+        if (fclose(pc->f) || rename(pc->tmp, pc->path)) {
+            snprintf(err, len, "--per-call '%s': cannot write it: %s", pc->path, strerror(errno));
+            unlink(pc->tmp);
+            rc = -1;
+        }
+    }
+    free(pc);
+    return rc;
+}

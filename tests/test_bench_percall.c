@@ -1,0 +1,130 @@
+/* test_bench_percall.c - mring-bench --per-call under mpiexec (MPICH) on 4 ranks: one row per timed call and
+ * rank, each exactly once, stamps in order, each rank's calls summing to no more than its block's time (the
+ * report's time_max_us), every result checked; both placements, back to back and --barrier 1; a path that
+ * cannot be created ends every rank at once with exit 2, one line naming it and no file.  Skips without
+ * mpiexec or mring-bench. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "sim_cli.h"
+#include "mpi_run.h"
+#define LIMIT_S 60
+#include "calib_run.h"
+#include "csv_table.h"
+
+#define NP 4
+#define ITERS 3
+#define NSIZES 3 /* -b 1K -e 16K -f 4 */
+
+static const char *bench_bin(void)
+{
+    const char *p = bin_file("mring-bench");
+    if (!p || system("command -v mpiexec >/dev/null 2>&1") != 0)
+        skip();
+    return p;
+}
+
+static char *slurp_path(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("%s was not written", path);
+    size_t len;
+    char *s = cli_slurp(fileno(f), &len);
+    fclose(f);
+    return s;
+}
+
+/* The --per-call file of one run against its report (csv on stdout): every (size, inplace, call, rank)
+ * once; per rank and block, the stamps in order and the calls' sum within the slowest rank's block. */
+static void check_per_call(const struct cli_result *r, const char *path)
+{
+    struct csv_table rep, pc;
+    char *text = slurp_path(path);
+    csv_read_ok(r->out, &rep, r->cmd);
+    csv_read_ok(text, &pc, path);
+    assert_int_equal(rep.nrows, NSIZES * 2);
+    assert_int_equal(pc.nrows, NSIZES * 2 * ITERS * NP);
+    static int seen[NSIZES][2][ITERS][NP];
+    memset(seen, 0, sizeof seen);
+    for (int b = 0; b < rep.nrows; b++) {
+        long long size = csv_need_int(&rep, b, "size"), inplace = csv_need_int(&rep, b, "inplace");
+        double tmax = csv_need(&rep, b, "time_max_us");
+        int k = size == 1024 ? 0 : size == 4096 ? 1 : size == 16384 ? 2 : -1;
+        assert_true(k >= 0);
+        assert_int_equal(csv_need_int(&rep, b, "wrong"), 0);
+        for (int rank = 0; rank < NP; rank++) {
+            double sum = 0, prev_end = 0;
+            for (int i = 0; i < pc.nrows; i++) {
+                if (csv_need_int(&pc, i, "size") != size || csv_need_int(&pc, i, "inplace") != inplace ||
+                    csv_need_int(&pc, i, "rank") != rank)
+                    continue;
+                long long call = csv_need_int(&pc, i, "call");
+                double start = csv_need(&pc, i, "start_s"), t = csv_need(&pc, i, "time_us");
+                assert_true(call >= 0 && call < ITERS && t > 0 && start > 1.7e9);
+                if (seen[k][inplace][call][rank]++ || (call && start < prev_end - 2e-6))
+                    fail_msg("%s: call %lld of rank %d (size %lld, inplace %lld) repeated or out of order", path,
+                             call, rank, size, inplace);
+                prev_end = start + t * 1e-6;
+                sum += t;
+            }
+            if (sum / ITERS > tmax * 1.001 + 1)
+                fail_msg("%s: rank %d's calls at %lld bytes (inplace %lld) average %.3f us, over the report's "
+                         "slowest rank's %.3f", path, rank, size, inplace, sum / ITERS, tmax);
+        }
+    }
+    for (int k = 0; k < NSIZES; k++)
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < ITERS; i++)
+                for (int rank = 0; rank < NP; rank++)
+                    assert_int_equal(seen[k][p][i][rank], 1);
+    csv_free(&rep);
+    csv_free(&pc);
+    free(text);
+}
+
+static void per_call_run(const char *barrier)
+{
+    char dir[] = "/tmp/mring-test-percall-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/calls.csv", dir);
+    const char *argv[] = {"mpiexec", "-n", "4", bench_bin(), "--topo", "2x2", "--rings", "2", "-b", "1K", "-e", "16K",
+                          "-f", "4", "-n", "3", "-w", "1", "--barrier", barrier, "--per-call", path, "--format", "csv",
+                          NULL};
+    struct cli_result r;
+    run(argv, NULL, &r);
+    want_exit0(&r);
+    check_per_call(&r, path);
+    cli_free(&r);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_per_call_back_to_back(void **state) { per_call_run("0"); }
+static void test_per_call_barrier(void **state) { per_call_run("1"); }
+
+/* rank 0 cannot create the file: every rank stops (no rank left waiting in a collective), exit 2, one line */
+static void test_per_call_bad_path(void **state)
+{
+    const char *argv[] = {"mpiexec", "-n", "4", bench_bin(), "-b", "1K", "-e", "1K", "--per-call",
+                          "/nonexistent-dir/calls.csv", NULL};
+    struct cli_result r;
+    run(argv, NULL, &r);
+    want_usage_error(&r, "--per-call '/nonexistent-dir/calls.csv'");
+    assert_int_equal(access("/nonexistent-dir/calls.csv", F_OK), -1);
+    cli_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_per_call_back_to_back), cmocka_unit_test(test_per_call_barrier),
+                                       cmocka_unit_test(test_per_call_bad_path)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
