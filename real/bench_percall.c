@@ -16,6 +16,7 @@ bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, 
 {
     int rank, ok = 1;
     MPI_Comm_rank(comm, &rank);
+    snprintf(err, len, "--per-call '%s': rank 0 could not create it", path); /* unless this rank says why */
     bench_percall_t *pc = calloc(1, sizeof *pc);
     if (!pc || strlen(path) >= sizeof pc->path) {
         snprintf(err, len, "--per-call '%s': %s", path, pc ? "path too long" : "out of memory");
@@ -25,9 +26,7 @@ bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, 
         snprintf(pc->tmp, sizeof pc->tmp, "%s.tmp%ld", path, (long)getpid());
         if (!(pc->f = fopen(pc->tmp, "w")) || fputs("size,inplace,call,rank,start_s,time_us\n", pc->f) < 0) {
             snprintf(err, len, "--per-call '%s': cannot create it: %s", path, strerror(errno));
-            if (pc->f)
-                fclose(pc->f), unlink(pc->tmp);
-            ok = 0;
+            ok = 0; /* closed and removed below */
         }
     }
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm); /* one rank's failure is every rank's */
@@ -35,8 +34,6 @@ bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, 
         if (pc && pc->f)
             fclose(pc->f), unlink(pc->tmp);
         free(pc);
-        if (rank && !strstr(err, "--per-call"))
-            snprintf(err, len, "--per-call '%s': rank 0 could not create it", path);
         return NULL;
     }
     return pc;
