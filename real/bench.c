@@ -49,8 +49,10 @@ static void timed(const run_t *r, const void *in, void *out, int64_t count, doub
 {
     int n = r->b->iters;
     double *start = r->pc ? malloc(2 * (size_t)n * sizeof *start) : NULL, *end = start ? start + n : NULL;
-    if (r->pc && !start)
-        cli_fail(NULL, "--per-call: out of memory for %d calls", n);
+    if (r->pc && !start) {
+        fprintf(stderr, "mring-bench: --per-call: out of memory for %d calls\n", n);
+        MPI_Abort(r->comm, 1); /* one rank's failure: the others would wait in a collective */
+    }
     for (int i = 0; i < r->b->warmup; i++)
         call(r, in, out, count);
     double mine = 0, sum;
@@ -72,7 +74,7 @@ static void timed(const run_t *r, const void *in, void *out, int64_t count, doub
     if (!r->b->barrier) /* back to back (nccl-tests): the block's time */
         mine = MPI_Wtime() - t0;
     if (start && bench_percall_rows(r->pc, r->comm, count * (int64_t)mring_dtype_size(r->t), in == MPI_IN_PLACE, n,
-                                    start, end))
+                                    start))
         cli_fail(NULL, "--per-call %s: writing it failed", r->b->per_call);
     free(start);
     mine /= n;

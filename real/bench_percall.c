@@ -46,19 +46,16 @@ double bench_percall_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inplace, int n, const double *start,
-                       const double *end)
+int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inplace, int n, const double *stamps)
 {
     int P, bad = 0;
     MPI_Comm_size(comm, &P);
-    double *mine = malloc(2 * (size_t)n * sizeof *mine), *all = NULL;
-    if (!mine || (pc->f && !(all = malloc(2 * (size_t)n * (size_t)P * sizeof *all)))) {
+    double *all = NULL;
+    if (pc->f && !(all = malloc(2 * (size_t)n * (size_t)P * sizeof *all))) {
         fprintf(stderr, "mring-bench: --per-call: out of memory for %d calls of %d ranks\n", n, P);
         MPI_Abort(comm, 1);
     }
-    memcpy(mine, start, (size_t)n * sizeof *mine);
-    memcpy(mine + n, end, (size_t)n * sizeof *mine);
-    MPI_Gather(mine, 2 * n, MPI_DOUBLE, all, 2 * n, MPI_DOUBLE, 0, comm);
+    MPI_Gather(stamps, 2 * n, MPI_DOUBLE, all, 2 * n, MPI_DOUBLE, 0, comm);
     for (int r = 0; all && r < P; r++)
         for (int i = 0; i < n; i++) {
             const double *s = all + (size_t)r * 2 * (size_t)n;
@@ -66,7 +63,6 @@ int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inp
                         (s[n + i] - s[i]) * 1e6) < 0)
                 bad = 1;
         }
-    free(mine);
     free(all);
     MPI_Bcast(&bad, 1, MPI_INT, 0, comm); /* rank 0's write failure ends every rank */
     return bad ? -1 : 0;

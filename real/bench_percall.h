@@ -22,12 +22,11 @@ bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, 
  * node, and the clock other tools stamp their samples with). */
 double bench_percall_now(void);
 
-/* Collective over comm: gather every rank's n calls (start[i] in seconds since the epoch, end[i] likewise)
- * and write one row per call and rank on rank 0: size in bytes per rank, inplace 0/1, call 0..n-1, rank,
- * start_s (%.6f), time_us = (end - start) x 1e6.  Returns 0, or -1 on every rank when rank 0's write
- * failed. */
-int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inplace, int n, const double *start,
-                       const double *end);
+/* Collective over comm: gather every rank's n calls, stamps[0..n-1] their starts and stamps[n..2n-1] their
+ * ends (seconds since the epoch), and write one row per call and rank on rank 0: size in bytes per rank,
+ * inplace 0/1, call 0..n-1, rank, start_s (%.6f), time_us = (end - start) x 1e6.  Returns 0, or -1 on
+ * every rank when rank 0's write failed. */
+int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inplace, int n, const double *stamps);
 
 /* Close: on rank 0 flush, close and rename the file into place.  Returns 0, or -1 with the reason in err. */
 int bench_percall_close(bench_percall_t *pc, char *err, size_t len);
