@@ -1,0 +1,186 @@
+/* test_testbed_pairs.c - validation/testbed up --queues pair: one FIFO per pair of ranks on every shaped
+ * link (validation/testbed-pairs.sh).
+ *
+ * 1. Bad input: --queues other than fifo or pair, and pair beyond 16 ranks: exit 2, one line naming the
+ *    value, nothing made.
+ * 2. 2 nodes x 2 ranks with --queues pair (root and network namespaces; skipped otherwise): status says
+ *    queues=pair; on every shaped egress exactly the ordered pairs of ranks whose traffic crosses it
+ *    have a filter (source and destination address) into a class of their own at the priority of data,
+ *    quantum two frames, with a byte FIFO of 8 MiB under it; the payload-less class and the shared FIFO
+ *    stay.  A 2x2 mring-bench sweep (0 wrong) sends its data through the pair classes: on every egress
+ *    they carry at least 64 KiB, and the shared FIFO less than 1% of what they carry.
+ * No test depends on how fast anything runs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "testbed_sh.h"
+
+enum { NRANKS = 4, RPN = 2 };
+
+static void bad_queues(void **st)
+{
+    static const struct {
+        const char *args, *names;
+    } cases[] = {
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues fair", "'fair'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues", "--queues"},
+        {"up --nodes 17 --ranks-per-node 1 --rate 1gbit --queues pair", "17"},
+        {"up --nodes 3 --ranks-per-node 6 --rate 1gbit --queues=pair", "18"},
+    };
+    (void)st;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = sh(DEADLINE " validation/testbed %s", cases[i].args);
+        if (rc != 2 || lines(out) != 1 || !strstr(out, cases[i].names))
+            fail_msg("testbed %s: want exit 2 and one line naming %s; got %d: %s", cases[i].args, cases[i].names, rc,
+                     out);
+        if (state_exists())
+            fail_msg("testbed %s made a state file", cases[i].args);
+    }
+}
+
+/* a shaped egress of the 2x2 testbed: ranks [lo, hi) are on its side; out: it carries their data away */
+struct egress {
+    char ns[24], dev[24];
+    int lo, hi, out;
+    long long pairs_before, shared_before;
+};
+
+static int crosses(const struct egress *e, int s, int d)
+{
+    int s_in = s >= e->lo && s < e->hi, d_in = d >= e->lo && d < e->hi;
+    return e->out ? s_in && !d_in : d_in && !s_in;
+}
+
+/* the htb class (minor, hex) of pair (s, d)'s filter in F (tc filter show), or -1 when it has none */
+static long pair_class(const char *f, int s, int d)
+{
+    char m[96];
+    snprintf(m, sizeof m, "  match 0a4d00%02x/ffffffff at 12\n  match 0a4d00%02x/ffffffff at 16\n", s + 1, d + 1);
+    const char *hit = strstr(f, m), *flow = NULL;
+    if (!hit)
+        return -1;
+    for (const char *p = f; (p = strstr(p, "flowid 2:")) != NULL && p < hit; p++)
+        flow = p; /* the filter's own line, the last before its matches */
+    return flow ? strtol(flow + strlen("flowid 2:"), NULL, 16) : -1;
+}
+
+/* Every pair that crosses E has its own filter, class and 8 MiB FIFO; no other pair has a filter. */
+static void pair_queues_of(const struct egress *e)
+{
+    static char filters[sizeof out];
+    if (sh("tc -n %s filter show dev %s parent 2:", e->ns, e->dev) != 0)
+        fail_msg("tc filter show dev %s in %s: %s", e->dev, e->ns, out);
+    snprintf(filters, sizeof filters, "%s", out);
+    int npairs = 0;
+    for (int s = 0; s < NRANKS; s++)
+        for (int d = 0; d < NRANKS; d++) {
+            if (s == d)
+                continue;
+            long c = pair_class(filters, s, d);
+            if (!crosses(e, s, d)) {
+                if (c >= 0)
+                    fail_msg("%s in %s: pair %d -> %d does not cross it but has a filter: %s", e->dev, e->ns, s, d,
+                             filters);
+                continue;
+            }
+            if (c < 16)
+                fail_msg("%s in %s: pair %d -> %d crosses it; want a filter into a class 2:10 or above: %s", e->dev,
+                         e->ns, s, d, filters);
+            char cls[96], fifo[64];
+            snprintf(cls, sizeof cls, "class htb 2:%lx root leaf %lx: prio 1 quantum 18432 ", c, c);
+            snprintf(fifo, sizeof fifo, "qdisc bfifo %lx: parent 2:%lx limit 8Mb", c, c);
+            if (sh("tc -n %s -d class show dev %s", e->ns, e->dev) != 0 || !strstr(out, cls))
+                fail_msg("%s in %s: want '%s' (data's priority, two frames a turn); got %s", e->dev, e->ns, cls, out);
+            if (sh("tc -n %s qdisc show dev %s", e->ns, e->dev) != 0 || !strstr(out, fifo) ||
+                !strstr(out, "qdisc bfifo 3: parent 2:2"))
+                fail_msg("%s in %s: want '%s' beside the shared FIFO 3:; got %s", e->dev, e->ns, fifo, out);
+            npairs++;
+        }
+    int nfilters = 0;
+    for (const char *p = filters; (p = strstr(p, "at 16\n")) != NULL; p++)
+        nfilters++;
+    if (nfilters != npairs || npairs == 0)
+        fail_msg("%s in %s: want %d pair filters, got %d: %s", e->dev, e->ns, npairs, nfilters, filters);
+}
+
+/* bytes sent so far by E's pair classes (minor 0x10 and up), and by its shared FIFO's class 2:2 */
+static void class_bytes(const struct egress *e, long long *pairs, long long *shared)
+{
+    *pairs = *shared = 0;
+    if (sh("tc -n %s -s class show dev %s", e->ns, e->dev) != 0)
+        fail_msg("tc -s class show dev %s in %s: %s", e->dev, e->ns, out);
+    for (const char *p = out; (p = strstr(p, "class htb 2:")) != NULL;) {
+        long c = strtol(p + strlen("class htb 2:"), NULL, 16);
+        const char *sent = strstr(p, " Sent ");
+        long long b = 0;
+        if (!sent || sscanf(sent, " Sent %lld bytes", &b) != 1)
+            fail_msg("no Sent counter for class 2:%lx of %s in %s: %s", c, e->dev, e->ns, out);
+        if (c >= 16)
+            *pairs += b;
+        else if (c == 2)
+            *shared = b;
+        p = sent;
+    }
+}
+
+static void netns_pairs(void **st)
+{
+    (void)st;
+    need_netns("netns pairs");
+    up_netns("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues pair");
+    int rc = sh(DEADLINE " validation/testbed status");
+    if (rc != 0 || !strstr(out, "queues=pair\n"))
+        fail_msg("status: want queues=pair; got %d: %s", rc, out);
+
+    struct egress e[2 * NRANKS + 4];
+    int n = 0;
+    for (int r = 0; r < NRANKS; r++) { /* rank r's port: mrtb0 (away from it), mrtb-p<r> (towards it) */
+        e[n] = (struct egress){.lo = r, .hi = r + 1, .out = 1};
+        snprintf(e[n].ns, sizeof e[n].ns, "mrtb-r%d", r);
+        snprintf(e[n++].dev, sizeof e[0].dev, "mrtb0");
+        e[n] = (struct egress){.ns = "mrtb-sw", .lo = r, .hi = r + 1, .out = 0};
+        snprintf(e[n++].dev, sizeof e[0].dev, "mrtb-p%d", r);
+    }
+    for (int node = 0; node < NRANKS / RPN; node++) { /* the NIC: mrtb-u<n> (away from the node), mrtb-d<n> */
+        e[n] = (struct egress){.ns = "mrtb-sw", .lo = node * RPN, .hi = (node + 1) * RPN, .out = 1};
+        snprintf(e[n++].dev, sizeof e[0].dev, "mrtb-u%d", node);
+        e[n] = (struct egress){.ns = "mrtb-sw", .lo = node * RPN, .hi = (node + 1) * RPN, .out = 0};
+        snprintf(e[n++].dev, sizeof e[0].dev, "mrtb-d%d", node);
+    }
+    for (int i = 0; i < n; i++)
+        pair_queues_of(&e[i]);
+
+    if (!have_mpi()) {
+        print_message("netns pairs: no mpiexec or build/bin/mring-bench; MPI job not run\n");
+        down_clean();
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        class_bytes(&e[i], &e[i].pairs_before, &e[i].shared_before);
+    bench("--topo 2x2"); /* the multiring crosses every link both ways (test_testbed) */
+    for (int i = 0; i < n; i++) {
+        long long pairs, shared;
+        class_bytes(&e[i], &pairs, &shared);
+        pairs -= e[i].pairs_before;
+        shared -= e[i].shared_before;
+        if (pairs < 65536 || 100 * shared >= pairs)
+            fail_msg("%s in %s: want the job's data in the pair classes (at least 64 KiB) and under 1%% of it in the "
+                     "shared FIFO; got %lld and %lld bytes",
+                     e[i].dev, e[i].ns, pairs, shared);
+    }
+    down_clean();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(bad_queues, down_teardown),
+        cmocka_unit_test_teardown(netns_pairs, down_teardown),
+    };
+    return cmocka_run_group_tests(tests, testbed_group_setup, sim_tmp_teardown);
+}

@@ -1,0 +1,49 @@
+# validation/testbed-pairs.sh - sourced by validation/testbed: one queue per pair of ranks on a shaped link
+# (up --queues pair).
+#
+# Why.  With one FIFO per link, TCP connections share a link in proportion to what each has queued, and
+# cubic keeps queueing until the FIFO overflows.  On 2x4 at 250mbit a NIC carries 4 connections when
+# the multiring runs 2 rings; each may hold up to 4 MiB in its send buffer, the FIFO holds 100 ms (3.1
+# MB), and the losses end in retransmission timeouts (2 rings with 4 chunks at 64 MiB: 3.42-6.98 s a
+# call for 3.34 simulated, 24-31 timeouts a job).  A deep FIFO removes the losses but not the unequal
+# shares, and a small send buffer cuts the drops but slows the plain multiring (validation/README.md).
+# An InfiniBand link, which the simulator's platform describes, loses nothing (credit-based flow
+# control) and its switches arbitrate between the flows it carries; SimGrid shares a link among its
+# flows max-min fairly.  So with --queues pair, data on a shaped link waits in one byte FIFO per ordered
+# (source rank, destination rank) pair that can cross the link, each large enough for a connection's
+# whole send buffer (so it does not drop), and htb serves the pairs' FIFOs round robin, two frames at a
+# time (deficit round robin among classes of one priority, quantum 2 frames: the tbf's peak bucket),
+# after the payload-less segments of class 2:1 and at the rate the tbf above them lets through.
+#
+# Cost.  Each pair is a u32 filter matched in turn per packet (this kernel has no sfq, fq_codel or drr
+# to hash flows), so pair queues are for testbeds of up to pairs_max_ranks ranks.
+
+pairs_max_ranks=16
+# a pair's FIFO: twice the largest send buffer TCP grows to here (net.ipv4.tcp_wmem's maximum, 4 MiB)
+pair_fifo=8388608
+
+# pair_queues NS DEV FAST QUANTUM LO HI DIR NRANKS: on DEV's shaped egress in NS (shape's htb 2:), one
+# class (FAST bit/s, QUANTUM bytes a turn), FIFO and filter per pair (s, d) that crosses DEV: DIR out: s
+# in [LO, HI) and d outside; DIR in: the reverse.  One tc -batch; 1 with reason set on failure
+pair_queues() {
+    local ns=$1 dev=$2 fast=$3 quantum=$4 lo=$5 hi=$6 out=0 nranks=$8 s d c=16 x cmds=''
+    [ "$7" != out ] || out=1
+    for ((s = 0; s < nranks; s++)); do
+        for ((d = 0; d < nranks; d++)); do
+            (( out ? (s >= lo && s < hi && (d < lo || d >= hi)) : (d >= lo && d < hi && (s < lo || s >= hi)) )) ||
+                continue
+            x=$(printf %x "$c")
+            cmds+="class add dev $dev parent 2: classid 2:$x htb rate $fast burst 64k prio 1 quantum $quantum
+qdisc add dev $dev parent 2:$x handle $x: bfifo limit $pair_fifo
+filter add dev $dev parent 2: protocol ip prio 2 u32 match ip src $(rank_addr "$s")/32 match ip dst $(rank_addr "$d")/32 flowid 2:$x
+"
+            c=$((c + 1))
+        done
+    done
+    [ -n "$cmds" ] || return 0
+    local err
+    if ! err=$(tc -n "$ns" -batch - 2>&1 <<<"$cmds"); then
+        reason="'tc -n $ns -batch -' (pair queues of $dev) failed: ${err%%$'\n'*}"
+        return 1
+    fi
+}
