@@ -15,6 +15,24 @@
 # time (deficit round robin among classes of one priority, quantum 2 frames: the tbf's peak bucket),
 # after the payload-less segments of class 2:1 and at the rate the tbf above them lets through.
 #
+# Measured (2x4 at 250mbit, 2026-12-05), and why it is not the default.  Side by side, one job each
+# (`mring-bench -b 1M -e 64M -f 4 -n 3 -w 1`, 12:00-12:09): 2 rings with 4 chunks at 64 MiB 3611 and
+# 3820 ms a call, no drop, no timeout (FIFOs: 3920 and 3959 ms, 10 timeouts, 1630 drops); 2 rings 4087
+# and 4317 ms (4368 and 4036, 9 timeouts); 4 chunks 3688 and 3592 (3600 and 3507).  A whole
+# `validation/run --rounds 3` on it (the same classes, FIFOs and filters added by hand to a testbed
+# that was up; 12:10-13:50, not installed): the chunked multirings' measured
+# speed-ups over the plain ones against the predictions of the run on FIFOs agree in sign at 15 of 16
+# and within 10% at 14 (14 and 12 on FIFOs): the 2-ring 4-chunk rows at 16 and 64 MiB now agree, 4
+# chunks and 2 rings with 4 chunks at 256 KiB do not; but from 256 KiB the multirings of one ring ran
+# 2-12% slower than in the FIFO run, 7 hours earlier (MAPE against the same predictions: plain 11.5% for
+# 4.5, 4 chunks 7.3% for 1.7; the ring 1.6% for 1.1), those of 2 rings 6-22% slower up to 4 MiB and
+# 4-23% faster at 16-64 MiB, the best at 64 MiB 89.6% of the NIC bound (93.6%), and the run's own
+# calibration is wrong on it: NIC fitted at 17.9 MB/s for 31.25 (30.9 on FIFOs), likely because its
+# ping-pongs of the 2 pairs that cross a NIC at once stay in step when the link serves them round robin,
+# each getting half, where a FIFO serves one message after the other and the pairs fall out of step
+# (not traced).  So validation/run's
+# calibration would have to change before this could be the default (validation/README.md).
+#
 # Cost.  Each pair is a u32 filter matched in turn per packet (this kernel has no sfq, fq_codel or drr
 # to hash flows), so pair queues are for testbeds of up to pairs_max_ranks ranks.
 
