@@ -5,8 +5,8 @@
 # cubic keeps queueing until the FIFO overflows.  On 2x4 at 250mbit a NIC carries 4 connections when
 # the multiring runs 2 rings; each may hold up to 4 MiB in its send buffer, the FIFO holds 100 ms (3.1
 # MB), and the losses end in retransmission timeouts (2 rings with 4 chunks at 64 MiB: 3.42-6.98 s a
-# call for 3.34 simulated, 24-31 timeouts a job).  A deep FIFO removes the losses but not the unequal
-# shares, and a small send buffer cuts the drops but slows the plain multiring (validation/README.md).
+# call for 3.34 simulated, 24-31 timeouts a job).  A deep FIFO removed the losses but slowed the
+# multirings at 1-4 MiB, and a small send buffer the plain multiring (validation/README.md).
 # An InfiniBand link, which the simulator's platform describes, loses nothing (credit-based flow
 # control) and its switches arbitrate between the flows it carries; SimGrid shares a link among its
 # flows max-min fairly.  So with --queues pair, data on a shaped link waits in one byte FIFO per ordered
@@ -20,7 +20,7 @@
 # 3820 ms a call, no drop, no timeout (FIFOs: 3920 and 3959 ms, 10 timeouts, 1630 drops); 2 rings 4087
 # and 4317 ms (4368 and 4036, 9 timeouts); 4 chunks 3688 and 3592 (3600 and 3507).  A whole
 # `validation/run --rounds 3` on it (the same classes, FIFOs and filters added by hand to a testbed
-# that was up; 12:10-13:50, not installed): the chunked multirings' measured
+# that was up; measured 12:10-13:26, not installed): the chunked multirings' measured
 # speed-ups over the plain ones against the predictions of the run on FIFOs agree in sign at 15 of 16
 # and within 10% at 14 (14 and 12 on FIFOs): the 2-ring 4-chunk rows at 16 and 64 MiB now agree, 4
 # chunks and 2 rings with 4 chunks at 256 KiB do not; but from 256 KiB the multirings of one ring ran
@@ -30,8 +30,8 @@
 # calibration is wrong on it: NIC fitted at 17.9 MB/s for 31.25 (30.9 on FIFOs), likely because its
 # ping-pongs of the 2 pairs that cross a NIC at once stay in step when the link serves them round robin,
 # each getting half, where a FIFO serves one message after the other and the pairs fall out of step
-# (not traced).  So validation/run's
-# calibration would have to change before this could be the default (validation/README.md).
+# (not traced).  So validation/run's calibration would have to change before this could be the default
+# (validation/README.md).
 #
 # Cost.  Each pair is a u32 filter matched in turn per packet (this kernel has no sfq, fq_codel or drr
 # to hash flows), so pair queues are for testbeds of up to pairs_max_ranks ranks.
