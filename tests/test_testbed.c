@@ -1,8 +1,9 @@
 /* test_testbed.c - validation/testbed, the emulated cluster of issues 5 and 12.
  *
  * 1. Bad input (unknown command or flag; N, R, K not positive integers or out of range; bad rates;
- *    racks that do not divide the nodes; an uplink rate without racks; bad MTU; -n beyond the
- *    testbed): exit 2, one line naming the value, nothing made.  --help for each command.
+ *    racks that do not divide the nodes; an uplink rate without racks; bad MTU; queues other than fifo
+ *    or pair, and pair beyond 16 ranks; -n beyond the testbed): exit 2, one line naming the value,
+ *    nothing made.  --help for each command.
  * 2. No testbed: status exits 1 ("no testbed"), exec exits 2 in one line, down exits 0.
  * 3. --loopback: one node of N*R ranks; exec places every rank on lo with UCX over TCP; a 2x2
  *    mring-bench sweep runs with 0 wrong; up again is a no-op with the same parameters and exit 2
@@ -80,6 +81,10 @@ static void bad_input(void **st)
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --mtu 100", "'100'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --cc nosuch", "'nosuch'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --cc 'a b'", "'a b'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues fair", "'fair'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues", "--queues"},
+        {"up --nodes 17 --ranks-per-node 1 --rate 1gbit --queues pair", "17"}, /* pair: at most 16 ranks */
+        {"up --nodes 3 --ranks-per-node 6 --rate 1gbit --queues=pair", "18"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --bogus", "'--bogus'"},
         {"up --nodes", "--nodes"},
         {"down --bogus", "'--bogus'"},

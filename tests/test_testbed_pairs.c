@@ -1,14 +1,13 @@
 /* test_testbed_pairs.c - validation/testbed up --queues pair: one FIFO per pair of ranks on every shaped
  * link (validation/testbed-pairs.sh).
  *
- * 1. Bad input: --queues other than fifo or pair, and pair beyond 16 ranks: exit 2, one line naming the
- *    value, nothing made.
- * 2. 2 nodes x 2 ranks with --queues pair (root and network namespaces; skipped otherwise): status says
- *    queues=pair; on every shaped egress exactly the ordered pairs of ranks whose traffic crosses it
- *    have a filter (source and destination address) into a class of their own at the priority of data,
- *    quantum two frames, with a byte FIFO of 8 MiB under it; the payload-less class and the shared FIFO
- *    stay.  A 2x2 mring-bench sweep (0 wrong) sends its data through the pair classes: on every egress
- *    they carry at least 64 KiB, and the shared FIFO less than 1% of what they carry.
+ * 2 nodes x 2 ranks with --queues pair (root and network namespaces; skipped otherwise): status says
+ * queues=pair; on every shaped egress exactly the ordered pairs of ranks whose traffic crosses it have a
+ * filter (source and destination address) into a class of their own at the priority of data, quantum
+ * two frames, with a byte FIFO of 8 MiB under it; the payload-less class and the shared FIFO stay.  A
+ * 2x2 mring-bench sweep (0 wrong) sends its data through the pair classes: on every egress they carry
+ * at least 64 KiB, and the shared FIFO less than 1% of what they carry.  (The bad values of --queues are
+ * among test_testbed's bad input.)
  * No test depends on how fast anything runs.
  */
 #include <setjmp.h>
@@ -21,27 +20,6 @@
 #include "testbed_sh.h"
 
 enum { NRANKS = 4, RPN = 2 };
-
-static void bad_queues(void **st)
-{
-    static const struct {
-        const char *args, *names;
-    } cases[] = {
-        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues fair", "'fair'"},
-        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues", "--queues"},
-        {"up --nodes 17 --ranks-per-node 1 --rate 1gbit --queues pair", "17"},
-        {"up --nodes 3 --ranks-per-node 6 --rate 1gbit --queues=pair", "18"},
-    };
-    (void)st;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int rc = sh(DEADLINE " validation/testbed %s", cases[i].args);
-        if (rc != 2 || lines(out) != 1 || !strstr(out, cases[i].names))
-            fail_msg("testbed %s: want exit 2 and one line naming %s; got %d: %s", cases[i].args, cases[i].names, rc,
-                     out);
-        if (state_exists())
-            fail_msg("testbed %s made a state file", cases[i].args);
-    }
-}
 
 /* a shaped egress of the 2x2 testbed: ranks [lo, hi) are on its side; out: it carries their data away */
 struct egress {
@@ -179,7 +157,6 @@ static void netns_pairs(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_teardown(bad_queues, down_teardown),
         cmocka_unit_test_teardown(netns_pairs, down_teardown),
     };
     return cmocka_run_group_tests(tests, testbed_group_setup, sim_tmp_teardown);
