@@ -6,7 +6,9 @@
  * Launched as `mpiexec -n P mring-calibrate --ranks-per-node R` with ranks placed R per node (rank r
  * on node r / R).  It measures, rank 0 printing the result:
  *   intra  pairs of ranks inside nodes (needs R >= 2),
- *   inter  pairs of nodes of a rack (needs P > R),
+ *   inter  pairs of nodes of a rack (needs P > R), and with R >= 2 the NIC the ranks of a node share by a
+ *          bulk test: every pair of nodes at once, each rank sending one way (a ping-pong measures a share
+ *          of the NIC or all of it, as the pairs beside it fall in or out of step),
  *   rack   pairs of racks (--nodes-per-rack), and the rack's uplink by a bulk test: every pair of
  *          racks at once sending one way (one pair cannot fill an uplink its NICs are slower than),
  * every pair of a level at once (--one-pair: rank 0's only, the others waiting), over a size sweep
@@ -68,7 +70,8 @@ static void help(void)
            "Measure the latency and bandwidth of the levels of a cluster by MPI, ranks placed R per node\n"
            "(rank r on node r / R): inside nodes (R >= 2), between nodes (P > R), between racks\n"
            "(--nodes-per-rack), every pair of a level at once; the time of a step (--pattern), the median\n"
-           "of N steps per size, then over the pairs.  Fit t(m) = alpha + beta * m per level by least\n"
+           "of N steps per size, then over the pairs; with R >= 2 the capacity of the NIC a node's ranks\n"
+           "share (every pair between nodes sending one way at once, bulk).  Fit t(m) = alpha + beta * m per level by least\n"
            "squares weighted 1/t^2 (GSL); time a ring of exchanges of every rank (steps back to back); measure\n"
            "LogGP's o on the inter-node pairs and fit the software profile (o, latency and bandwidth factors\n"
            "per size segment: mring's mring_sw) to the ring's steps on the inter line; and measure the\n"
@@ -253,6 +256,24 @@ static const calib_profile_t *ring_profile(const level_t *l, calib_result_t *r, 
     return prof;
 }
 
+/* The wire line the software profile scales, as the platform will route it (*name: which): between nodes the
+ * inter level's alpha, with the NIC's bulk capacity for bandwidth where its ranks share one (the pairs'
+ * ping-pongs measure a share of it, or all of it, depending on whether they stay in step: 17.9 and 30.9
+ * MB/s on the 2x4 testbed at 250 Mbit/s under round-robin and FIFO queues, 2026-12-05); inside the one
+ * node, the intra level. */
+static const level_t *wire_line(const calib_result_t *r, const char **name)
+{
+    static level_t wire;
+    double nic_bps = r->nic ? calib_bulk_bps(r->nic, r->nic_flows) : 0;
+    *name = r->inter ? "inter" : "intra";
+    if (!r->inter || !(nic_bps > 0))
+        return r->inter ? r->inter : r->intra;
+    wire = *r->inter;
+    wire.beta = 1 / nic_bps;
+    *name = "inter+nic"; /* the inter level's alpha, the NIC's bandwidth */
+    return &wire;
+}
+
 static void finalize_hook(int status)
 {
     (void)status;
@@ -299,9 +320,14 @@ int main(int argc, char **argv)
                        .ring_passes = o.ring_passes};
     if (r.R >= 2)
         calib_measure_level(&lp, me, CALIB_INTRA, &intra);
+    static level_t nic;
     if (r.P > r.R) {
         calib_measure_level(&lp, me, CALIB_INTER, &inter);
         calib_measure_overhead(&lp, me, &r.o_send, &r.o_recv);
+        if (r.R >= 2) { /* the NIC the node's ranks share: its capacity from all of them at once */
+            calib_measure_bulk(&lp, me, CALIB_INTER, &nic, &r.nic_flows);
+            r.nic = &nic;
+        }
     }
     static level_t rack, uplink;
     if (o.rack_nodes && r.P / r.R > o.rack_nodes) {
@@ -328,9 +354,8 @@ int main(int argc, char **argv)
     r.inter = r.P > r.R ? &inter : NULL;
     reduce_rates(&o, me, &r.reduce, &r.reduce_all);
     static calib_profile_t prof;
-    r.prof_wire = r.inter ? "inter" : "intra";
     if (rank0 && r.ring) /* the wire line of the level that bounds an allreduce across nodes; a ring's steps */
-        r.prof = ring_profile(r.inter ? r.inter : r.intra, &r, &prof);
+        r.prof = ring_profile(wire_line(&r, &r.prof_wire), &r, &prof);
     int rc = rank0 ? calib_report(o.json, &lp, o.reduce_bytes, &r) : 0;
     MPI_Finalize();
     return rc;

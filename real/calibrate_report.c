@@ -117,8 +117,26 @@ int calib_conn_pair(const calib_result_t *r)
     return r->conn_second > 0 && r->conn_first / r->conn_second < CALIB_CONN_PAIR_BELOW;
 }
 
-/* The rack uplink's capacity per direction from its bulk test (B/s): its flows' bytes per second. */
-static double uplink_bps(const calib_result_t *r) { return r->uplink->beta > 0 ? r->uplink_flows / r->uplink->beta : 0.0; }
+double calib_bulk_bps(const level_t *l, int flows) { return l->beta > 0 ? flows / l->beta : 0.0; }
+
+/* A bulk test as table lines: its sizes, then the link's capacity (what names the link). */
+static void bulk_table(const char *name, const char *what, const level_t *l, int flows)
+{
+    calib_level_table(name, l);
+    printf("# %s: %d flows at once through %s: %.4g GB/s per direction\n", name, flows, what,
+           calib_bulk_bps(l, flows) / 1e9);
+}
+
+/* A bulk test as JSON (NULL: not measured -> null): the level, its flows and the link's capacity link_Bps. */
+static json_t *bulk_json(const level_t *l, int flows)
+{
+    json_t *o = calib_level_json(l);
+    if (l) {
+        json_object_set_new(o, "flows", json_integer(flows));
+        json_object_set_new(o, "link_Bps", json_real(calib_bulk_bps(l, flows)));
+    }
+    return o;
+}
 
 int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const calib_result_t *r)
 {
@@ -137,11 +155,10 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
             calib_level_table("rack", r->rack);
         if (r->ring)
             calib_level_table("ring", r->ring);
-        if (r->uplink) {
-            calib_level_table("uplink", r->uplink);
-            printf("# uplink: %d flows at once through a rack's uplink: %.4g GB/s per direction\n", r->uplink_flows,
-                   uplink_bps(r) / 1e9);
-        }
+        if (r->nic)
+            bulk_table("nic", "a node's NIC", r->nic, r->nic_flows);
+        if (r->uplink)
+            bulk_table("uplink", "a rack's uplink", r->uplink, r->uplink_flows);
         printf("# pairs at once: %d intra, %d inter, %d rack%s; o: %.4g us per send, %.4g us per receive (8 B, inter "
                "pairs)\n", r->intra ? r->intra->pairs : 0, r->inter ? r->inter->pairs : 0, r->rack ? r->rack->pairs : 0,
                r->one_pair ? " (--one-pair)" : "",
@@ -163,12 +180,8 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     json_object_set_new(j, "intra", calib_level_json(r->intra));
     json_object_set_new(j, "inter", calib_level_json(r->inter));
     json_object_set_new(j, "rack", calib_level_json(r->rack));
-    json_t *up = calib_level_json(r->uplink);
-    if (r->uplink) {
-        json_object_set_new(up, "flows", json_integer(r->uplink_flows));
-        json_object_set_new(up, "link_Bps", json_real(uplink_bps(r)));
-    }
-    json_object_set_new(j, "uplink", up);
+    json_object_set_new(j, "nic", bulk_json(r->nic, r->nic_flows));
+    json_object_set_new(j, "uplink", bulk_json(r->uplink, r->uplink_flows));
     json_t *ring = calib_level_json(r->ring);
     if (r->ring)
         json_object_set_new(ring, "passes_s", calib_passes_json(r->ring_pass, r->ring_passes));

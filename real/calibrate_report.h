@@ -14,15 +14,18 @@
 typedef struct calib_result {
     int P, R, one_pair;
     const level_t *intra, *inter, *rack; /* NULL: not measured */
+    const level_t *nic;           /* the node NIC's bulk test (2 or more ranks per node), NULL: not measured */
     const level_t *uplink;        /* the rack's bulk test (with rack), NULL: not measured */
     const level_t *ring;          /* the ring of exchanges (the median of its passes), NULL: not measured */
     const level_t *ring_pass;     /* its passes, ring_passes of them */
     int ring_passes;
-    int uplink_flows;             /* its flows through one rack's uplink, one direction */
+    int nic_flows;                /* the NIC test's flows through one node's NIC, one direction */
+    int uplink_flows;             /* the uplink test's flows through one rack's uplink, one direction */
     double reduce, reduce_all;    /* B/s */
     double o_send, o_recv;        /* s; 0: not measured (one node) */
     const calib_profile_t *prof;  /* NULL: none fitted */
-    const char *prof_wire;        /* the level whose line its factors scale (the ring's steps are its points) */
+    const char *prof_wire;        /* the line its factors scale (the ring's steps are its points): a level's
+                                   * (inter, intra), or inter+nic: the inter level's alpha, the NIC's bandwidth */
     double conn_first, conn_second; /* s: the connection probe's two messages (calib_measure_conn); 0: none */
 } calib_result_t;
 
@@ -32,6 +35,10 @@ typedef struct calib_result {
 
 /* Whether the connection probe found one ordered connection per pair of ranks (the profile's conn=pair). */
 int calib_conn_pair(const calib_result_t *r);
+
+/* The capacity per direction (B/s) of the link a bulk test l loaded with `flows` flows at once: their
+ * bytes per second, flows / beta; 0 when beta <= 0. */
+double calib_bulk_bps(const level_t *l, int flows);
 
 /* A level as JSON (NULL: not measured -> null); units in the key names: s, s/B, B/s. */
 json_t *calib_level_json(const level_t *l);

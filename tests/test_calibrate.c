@@ -4,7 +4,8 @@
  * 1. mring-calibrate under mpiexec on 4 ranks, 2 per node (all local here): the JSON's structure and
  *    sanity (alpha > 0, bandwidth = 1/beta > 0, one point per size, fit_s = alpha + beta * bytes,
  *    residuals finite and consistent, reduction throughput > 0); with racks the rack level and the
- *    uplink's bulk test (its flows and capacity = flows / beta); the connection probe (two messages to
+ *    bulk tests of the NIC (2 ranks a node) and the uplink (their flows and capacity = flows / beta, the
+ *    profile's wire line the inter alpha with the NIC's bandwidth); the connection probe (two messages to
  *    one peer: the earlier first, conn=pair below a ratio of 0.75, and the profile saying so).
  * 2. (--fit-only, the fits alone: test_calibrate_fit.c)
  * 3. `mring platform testbed`: `mring route` between two ranks of a node gives exactly --intra,
@@ -119,6 +120,31 @@ static void check_passes(const json_t *j, int npasses, int nsizes, const char *c
     }
 }
 
+/* A bulk test's object (nic, uplink) over the top 4 sizes up to 64 KiB: `flows` flows (and pairs) at once,
+ * the link's capacity flows / beta. */
+static void check_bulk(const json_t *j, const char *key, int flows, const char *cmd, const char *out)
+{
+    const json_t *l = json_object_get(j, key);
+    char why[256];
+    check_level(l, 4, 8192, key, cmd, why, sizeof why);
+    double b = num(l, "beta_s_per_byte", cmd), link = num(l, "link_Bps", cmd);
+    if (num(l, "flows", cmd) != flows || num(l, "pairs", cmd) != flows ||
+        !(b > 0 ? close_rel(link, flows / b, 1e-12) : link == 0))
+        fail_msg("%s: %s: want %d flows and link_Bps = flows / beta; got:\n%s", cmd, key, flows, out);
+}
+
+/* The profile's wire line where the NIC's bulk test gave a bandwidth: the inter level's alpha less 2 o, and
+ * the NIC's bandwidth. */
+static void check_wire_nic(const json_t *j, const char *cmd, const char *out)
+{
+    const json_t *prof = json_object_get(j, "profile");
+    double link = num(json_object_get(j, "nic"), "link_Bps", cmd), alpha = num(json_object_get(j, "inter"), "alpha_s", cmd);
+    if (!close_rel(num(prof, "beta_s_per_byte", cmd), 1 / link, 1e-12) ||
+        !close_rel(num(prof, "wire_alpha_s", cmd), alpha - 2 * num(prof, "o_s", cmd), 1e-12))
+        fail_msg("%s: want the profile's wire line = the inter alpha less 2 o and 1 / the NIC's link_Bps:\n%s", cmd,
+                 out);
+}
+
 /* run mring-calibrate on 4 ranks, 2 per node; 1 when both levels' fits are physical */
 static int calibrate_json_once(void)
 {
@@ -139,9 +165,14 @@ static int calibrate_json_once(void)
     const json_t *prof = json_object_get(j, "profile");
     const char *level = json_string_value(json_object_get(prof, "level")),
                *wire = json_string_value(json_object_get(prof, "wire"));
+    check_bulk(j, "nic", 2, r.cmd, r.out);
+    int nic = num(json_object_get(j, "nic"), "link_Bps", r.cmd) > 0; /* 0: a fit of noise (shared memory here) */
     if (num(json_object_get(j, "ring"), "pairs", r.cmd) != 4 || !level || strcmp(level, "ring") || !wire ||
-        strcmp(wire, "inter"))
-        fail_msg("%s: want a ring of 4 ranks and the profile fitted to its steps on the inter line:\n%s", r.cmd, r.out);
+        strcmp(wire, nic ? "inter+nic" : "inter"))
+        fail_msg("%s: want a ring of 4 ranks and the profile fitted to its steps on the %s line:\n%s", r.cmd,
+                 nic ? "inter+nic" : "inter", r.out);
+    if (nic)
+        check_wire_nic(j, r.cmd, r.out);
     check_connection(j, 65536, r.cmd, r.out);
     check_passes(j, 3, 17, r.cmd, r.out);
     if (num(json_object_get(j, "intra"), "pairs", r.cmd) != 2 || num(json_object_get(j, "inter"), "pairs", r.cmd) != 2 ||
@@ -177,42 +208,39 @@ static void test_calibrate_levels_skipped(void **state)
     run(one_per_node, NULL, &r);
     want_exit0(&r);
     json_t *j = parse_json(&r);
-    if (!json_is_null(json_object_get(j, "intra")))
-        fail_msg("%s: want \"intra\": null:\n%s", r.cmd, r.out);
+    if (!json_is_null(json_object_get(j, "intra")) || !json_is_null(json_object_get(j, "nic")))
+        fail_msg("%s: want \"intra\": null and \"nic\": null (one rank a node shares no NIC):\n%s", r.cmd, r.out);
     check_level(json_object_get(j, "inter"), 7, 1024, "inter", r.cmd, why, sizeof why);
     json_decref(j);
     cli_free(&r);
     run(one_node, NULL, &r);
     want_exit0(&r);
     j = parse_json(&r);
-    if (!json_is_null(json_object_get(j, "inter")))
-        fail_msg("%s: want \"inter\": null:\n%s", r.cmd, r.out);
+    if (!json_is_null(json_object_get(j, "inter")) || !json_is_null(json_object_get(j, "nic")))
+        fail_msg("%s: want \"inter\": null and \"nic\": null:\n%s", r.cmd, r.out);
     check_level(json_object_get(j, "intra"), 7, 1024, "intra", r.cmd, why, sizeof why);
     json_decref(j);
     cli_free(&r);
 }
 
-/* racks (8 ranks, 2 per node, 2 nodes per rack): the rack level, then the uplink's bulk test over the top 4
- * sizes with the 4 pairs of rack 0 -> rack 1 at once (--one-pair: 1), its capacity = flows / beta;
- * without racks no uplink */
-static void test_calibrate_uplink(void **state)
+/* racks (8 ranks, 2 per node, 2 nodes per rack): the rack level, then the bulk tests over the top 4 sizes:
+ * the NIC's with node 0's 2 ranks sending to node 1 at once, the uplink's with the 4 pairs of rack 0 -> rack 1
+ * (--one-pair: 1 each); without racks no uplink; with one rank a node no NIC test */
+static void test_calibrate_bulk(void **state)
 {
     const char *racks[] = {"mpiexec", "-n", "8", calibrate_bin(1), "--ranks-per-node", "2", "--nodes-per-rack", "2",
                            "--sizes", "1K:64K", "--iters", "2", "--reduce-bytes", "1M", "--format", "json", NULL, NULL};
-    const int flows[] = {4, 1};
+    const int uplink[] = {4, 1}, nic[] = {2, 1};
     struct cli_result r;
     char why[256];
     for (int one = 0; one < 2; one++) {
         racks[16] = one ? "--one-pair" : NULL;
         run(racks, NULL, &r);
         want_exit0(&r);
-        json_t *j = parse_json(&r), *up = json_object_get(j, "uplink");
+        json_t *j = parse_json(&r);
         check_level(json_object_get(j, "rack"), 7, 1024, "rack", r.cmd, why, sizeof why);
-        check_level(up, 4, 8192, "uplink", r.cmd, why, sizeof why);
-        double b = num(up, "beta_s_per_byte", r.cmd), link = num(up, "link_Bps", r.cmd);
-        if (num(up, "flows", r.cmd) != flows[one] || num(up, "pairs", r.cmd) != flows[one] ||
-            !(b > 0 ? close_rel(link, flows[one] / b, 1e-12) : link == 0))
-            fail_msg("%s: uplink: want %d flows and link_Bps = flows / beta; got:\n%s", r.cmd, flows[one], r.out);
+        check_bulk(j, "uplink", uplink[one], r.cmd, r.out);
+        check_bulk(j, "nic", nic[one], r.cmd, r.out);
         json_decref(j);
         cli_free(&r);
     }
@@ -388,11 +416,11 @@ static void test_validation_calibrate_local(void **state)
     if (!j)
         fail_msg("%s: %s", json, e.text);
     /* routes: the fitted latency less the software profile's 2 o (the platform's mring_sw carries o), the
-     * fitted bandwidth; between nodes a rank's own port is crossed too (the larger latency, the smaller
-     * bandwidth of the two levels) */
+     * fitted bandwidth inside a node, the NIC's bulk capacity between nodes (its 2 ranks share it); between
+     * nodes a rank's own port is crossed too (the larger latency, the smaller bandwidth of the two) */
     const json_t *a = json_object_get(j, "intra"), *b = json_object_get(j, "inter"), *p = json_object_get(j, "profile");
     double o = json_is_object(p) ? num(p, "o_s", json) : 0, bwa = num(a, "bandwidth_Bps", json),
-           bwb = num(b, "bandwidth_Bps", json);
+           bwb = num(json_object_get(j, "nic"), "link_Bps", json);
     snprintf(intra, sizeof intra, "latency %.4g us, bandwidth %.4g GBps", fmax(num(a, "alpha_s", json) - 2 * o, 0) * 1e6,
              bwa / 1e9);
     double la = fmax(num(a, "alpha_s", json) - 2 * o, 0), lb = fmax(num(b, "alpha_s", json) - 2 * o, 0);
@@ -450,7 +478,7 @@ int main(void)
         cmocka_unit_test(test_calibrate_bad),
         cmocka_unit_test(test_calibrate_json),
         cmocka_unit_test(test_calibrate_levels_skipped),
-        cmocka_unit_test(test_calibrate_uplink),
+        cmocka_unit_test(test_calibrate_bulk),
         cmocka_unit_test(test_validation_calibrate_local),
     };
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
