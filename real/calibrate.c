@@ -23,7 +23,8 @@
  * receives from i - 1, steps back to back: a ring allreduce's steps without the reduction), the slowest
  * rank's mean time per step, in --ring-passes passes over the sweep; LogGP's o is measured on the
  * inter-node pairs and the software profile fitted to the median of the passes per size on the wire line
- * of the level that bounds an allreduce across nodes (inter, else intra), and to each pass alone for the
+ * of the level that bounds an allreduce across nodes (inter, else intra; with R >= 2, the inter level's
+ * alpha with the NIC's bulk capacity: wire_line), and to each pass alone for the
  * spread of its factors (fitted twice from one pass each on the same 2x4 testbed, 2026-12-03, the
  * latency factors came out x4.8 and x11.8 below 4 KiB, x1 and x12.6 at 4-64 KiB): where ranks outnumber
  * cores a step waits for its neighbours to be scheduled, which no
@@ -70,11 +71,13 @@ static void help(void)
            "Measure the latency and bandwidth of the levels of a cluster by MPI, ranks placed R per node\n"
            "(rank r on node r / R): inside nodes (R >= 2), between nodes (P > R), between racks\n"
            "(--nodes-per-rack), every pair of a level at once; the time of a step (--pattern), the median\n"
-           "of N steps per size, then over the pairs; with R >= 2 the capacity of the NIC a node's ranks\n"
-           "share (every pair between nodes sending one way at once, bulk).  Fit t(m) = alpha + beta * m per level by least\n"
+           "of N steps per size, then over the pairs; with R >= 2 the capacity of the NIC a node's\n"
+           "ranks share (every pair between nodes sending one way at once, bulk; --one-pair: one\n"
+           "flow, a pair's rate).  Fit t(m) = alpha + beta * m per level by least\n"
            "squares weighted 1/t^2 (GSL); time a ring of exchanges of every rank (steps back to back); measure\n"
            "LogGP's o on the inter-node pairs and fit the software profile (o, latency and bandwidth factors\n"
-           "per size segment: mring's mring_sw) to the ring's steps on the inter line; and measure the\n"
+           "per size segment: mring's mring_sw) to the ring's steps on the inter line (with R >= 2 at the\n"
+           "NIC's bulk capacity: inter+nic); and measure the\n"
            "host float32 sum throughput (bytes of result per second, over 64 MiB by default).\n\n"
            "  --ranks-per-node R   ranks per node (required; divides P)\n"
            "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
@@ -266,6 +269,9 @@ static const level_t *wire_line(const calib_result_t *r, const char **name)
     static level_t wire;
     double nic_bps = r->nic ? calib_bulk_bps(r->nic, r->nic_flows) : 0;
     *name = r->inter ? "inter" : "intra";
+    if (r->inter && r->nic && !(nic_bps > 0))
+        fprintf(stderr, "mring-calibrate: warning: the NIC's bulk test gave no bandwidth (beta %.3g ns/B): the profile "
+                        "scales the inter line\n", r->nic->beta * 1e9);
     if (!r->inter || !(nic_bps > 0))
         return r->inter ? r->inter : r->intra;
     wire = *r->inter;

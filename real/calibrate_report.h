@@ -49,7 +49,8 @@ void calib_level_table(const char *name, const level_t *l);
 /* A fitted software profile as JSON: its text form (the platform's mring_sw), o, the wire line it scales,
  * the factors per segment with their range over the passes, and the residuals. */
 json_t *calib_profile_json(const calib_profile_t *p);
-/* The same as table lines: points names what it was fitted to, wire the level whose line it scales. */
+/* The same as table lines: points names what it was fitted to, wire the line it scales (calib_result_t's
+ * prof_wire). */
 void calib_profile_table(const char *points, const char *wire, const calib_profile_t *p);
 /* Print a JSON object on stdout (indented, keys in insertion order) and release it; 0 or -1. */
 int calib_print_json(json_t *o);

@@ -3,9 +3,9 @@
  *
  * 1. mring-calibrate under mpiexec on 4 ranks, 2 per node (all local here): the JSON's structure and
  *    sanity (alpha > 0, bandwidth = 1/beta > 0, one point per size, fit_s = alpha + beta * bytes,
- *    residuals finite and consistent, reduction throughput > 0); with racks the rack level and the
- *    bulk tests of the NIC (2 ranks a node) and the uplink (their flows and capacity = flows / beta, the
- *    profile's wire line the inter alpha with the NIC's bandwidth); the connection probe (two messages to
+ *    residuals finite and consistent, reduction throughput > 0); the NIC's bulk test (2 ranks a node;
+ *    its flows and capacity = flows / beta, the profile's wire line the inter alpha with the NIC's
+ *    bandwidth), with racks the rack level and the uplink's bulk test too; the connection probe (two messages to
  *    one peer: the earlier first, conn=pair below a ratio of 0.75, and the profile saying so).
  * 2. (--fit-only, the fits alone: test_calibrate_fit.c)
  * 3. `mring platform testbed`: `mring route` between two ranks of a node gives exactly --intra,
@@ -389,6 +389,38 @@ static void test_platform_testbed_bad(void **state)
 
 /* ---- 4. validation/calibrate --local ---- */
 
+/* The platform routes between nodes at the NIC's bulk capacity (nic_bps, B/s): node 0's veth has that
+ * bandwidth (to the 6 digits the script writes) and the comment says where it came from. */
+static void want_nic_link(const char *xml, const char *file, double nic_bps)
+{
+    const char *link = xml ? strstr(xml, "<link id=\"n0-veth\" bandwidth=\"") : NULL;
+    char *end = NULL;
+    double gbps = link ? strtod(link + strlen("<link id=\"n0-veth\" bandwidth=\""), &end) : 0;
+    if (!link || !end || strncmp(end, "GBps\"", 5) || !close_rel(gbps * 1e9, nic_bps, 1e-5) ||
+        !strstr(xml, "inter-node NIC bandwidth (the route's): measured by validation/calibrate"))
+        fail_msg("%s: want n0-veth at the NIC's bulk capacity %.6g GB/s and a comment saying so", file, nic_bps / 1e9);
+}
+
+/* calibration-fit on the JSON j of a build before the NIC's test (no "nic"): nic=0 and no NIC figures, so
+ * validation/calibrate routes at the inter level's own bandwidth. */
+static void want_fit_without_nic(json_t *j)
+{
+    char file[PATH_MAX + 32];
+    snprintf(file, sizeof file, "%s/old.json", sim_tmp);
+    json_t *old = json_deep_copy(j);
+    json_object_del(old, "nic");
+    if (json_dump_file(old, file, 0))
+        fail_msg("cannot write %s", file);
+    json_decref(old);
+    const char *argv[] = {sim_repo_path("validation/calibration-fit"), file, NULL};
+    struct cli_result r;
+    run(argv, NULL, &r);
+    want_exit0(&r);
+    if (!strstr(r.out, "\nnic=0\n") || strstr(r.out, "nic_bw=") || !strstr(r.out, "\ninter=1\n"))
+        fail_msg("%s: want nic=0 and no nic_bw for a JSON without \"nic\":\n%s", r.cmd, r.out);
+    cli_free(&r);
+}
+
 static void test_validation_calibrate_local(void **state)
 {
     char out[PATH_MAX + 32], json[PATH_MAX + 32], intra[64], inter[64];
@@ -426,6 +458,7 @@ static void test_validation_calibrate_local(void **state)
     double la = fmax(num(a, "alpha_s", json) - 2 * o, 0), lb = fmax(num(b, "alpha_s", json) - 2 * o, 0);
     snprintf(inter, sizeof inter, "latency %.4g us, bandwidth %.4g GBps", fmax(la, lb) * 1e6, fmin(bwa, bwb) / 1e9);
     int has_profile = json_is_object(p);
+    want_fit_without_nic(j);
     json_decref(j);
     want_route(out, "0", "1", intra);
     want_route(out, "0", "2", inter);
@@ -436,6 +469,7 @@ static void test_validation_calibrate_local(void **state)
         close(fd);
     if (has_profile && (!xml || !strstr(xml, "the median per size of 5 passes over the sweep")))
         fail_msg("%s: want the profile's comment to name the median of the ring's 5 passes", out);
+    want_nic_link(xml, out, bwb);
     free(xml);
 }
 
