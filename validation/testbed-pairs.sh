@@ -15,7 +15,7 @@
 # time (deficit round robin among classes of one priority, quantum 2 frames: the tbf's peak bucket),
 # after the payload-less segments of class 2:1 and at the rate the tbf above them lets through.
 #
-# Measured (2x4 at 250mbit, 2026-12-05), and why it is not the default.  Side by side, one job each
+# Measured (2x4 at 250mbit, 2026-12-05), and why it is not the default yet.  Side by side, one job each
 # (`mring-bench -b 1M -e 64M -f 4 -n 3 -w 1`, 12:00-12:09): 2 rings with 4 chunks at 64 MiB 3611 and
 # 3820 ms a call, no drop, no timeout (FIFOs: 3920 and 3959 ms, 10 timeouts, 1630 drops); 2 rings 4087
 # and 4317 ms (4368 and 4036, 9 timeouts); 4 chunks 3688 and 3592 (3600 and 3507).  A whole
@@ -27,11 +27,23 @@
 # 2-12% slower than in the FIFO run, 7 hours earlier (MAPE against the same predictions: plain 11.5% for
 # 4.5, 4 chunks 7.3% for 1.7; the ring 1.6% for 1.1), those of 2 rings 6-22% slower up to 4 MiB and
 # 4-23% faster at 16-64 MiB, the best at 64 MiB 89.6% of the NIC bound (93.6%), and the run's own
-# calibration is wrong on it: NIC fitted at 17.9 MB/s for 31.25 (30.9 on FIFOs), likely because its
-# ping-pongs of the 2 pairs that cross a NIC at once stay in step when the link serves them round robin,
-# each getting half, where a FIFO serves one message after the other and the pairs fall out of step
-# (not traced).  So validation/run's calibration would have to change before this could be the default
-# (validation/README.md).
+# calibration was wrong on it: NIC fitted at 17.9 MB/s for 31.25 (30.9 on FIFOs), because the
+# ping-pongs of the 2 pairs that cross a NIC at once stay in step when the link serves them round
+# robin, each getting half, where a FIFO serves one message after the other and the pairs fall out of
+# step.  mring-calibrate now measures a shared NIC by a bulk test (ping-pong 19.2 MB/s, bulk 30.7 on
+# pair queues; 30.86 and 31.11 on FIFOs).  A second whole run on pair queues with that calibration
+# (15:09-16:20, NIC 31.18 MB/s; SMPI phase stopped, not installed): chunked against plain, 15 predicted
+# gains, 14 in sign and 13 within 10% (FIFO run: 16, 14, 12), the misses at 256 KiB only (4 chunks 1.176
+# for 1.039, 2 rings with 4 chunks 0.978 for 1.063), 2 rings with 4 chunks at 64 MiB 1.052 of its
+# prediction (FIFO run 1.399), the best multiring at 64 MiB 91.7% of the NIC bound (93.6%); but MAPE
+# from 256 KiB within 5% for 2 of 10 configurations (the ring 3.5%, 4 chunks 4.8%) against the FIFO
+# run's 4 (ring 1.1%, plain multiring 4.5%, 4 chunks 1.7%, hier 1.8%): its one-ring algorithms'
+# medians ran 5-14% slower than the FIFO run's, 10 hours apart.  Side by
+# side that slowdown did not show (16:24-16:33, 3 jobs per arm alternated, `-b 256K -e 16M -f 4 -n 5
+# -w 1`, median pair/FIFO per size 256K..16M): plain multiring 1.015, 1.035, 1.028, 0.984;
+# rabenseifner 1.007, 0.999, 0.955, 0.901; ring 1.041, 1.000, 0.997, 0.993.  So the difference between
+# the runs is likely the machine's drift, not the queues; making pair the default wants the three
+# shapes rerun on it (validation/README.md, Left to do).
 #
 # Cost.  Each pair is a u32 filter matched in turn per packet (this kernel has no sfq, fq_codel or drr
 # to hash flows), so pair queues are for testbeds of up to pairs_max_ranks ranks.
