@@ -261,9 +261,9 @@ static const calib_profile_t *ring_profile(const level_t *l, calib_result_t *r, 
 
 /* The wire line the software profile scales, as the platform will route it (*name: which): between nodes the
  * inter level's alpha, with the NIC's bulk capacity for bandwidth where its ranks share one (the pairs'
- * ping-pongs measure a share of it, or all of it, depending on whether they stay in step: 17.9 and 30.9
- * MB/s on the 2x4 testbed at 250 Mbit/s under round-robin and FIFO queues, 2026-12-05); inside the one
- * node, the intra level. */
+ * ping-pongs measure a share of it, or all of it, depending on whether they stay in step: 19.2 and 30.86
+ * MB/s on the 2x4 testbed at 250 Mbit/s under round-robin and FIFO queues, the bulk test 30.7 and 31.11,
+ * 2026-12-05); inside the one node, the intra level. */
 static const level_t *wire_line(const calib_result_t *r, const char **name)
 {
     static level_t wire;
