@@ -7,19 +7,20 @@
  * 2. No testbed: status exits 1 ("no testbed"), exec exits 2 in one line, down exits 0.
  * 3. --loopback: one node of N*R ranks; exec places every rank on lo with UCX over TCP; a 2x2
  *    mring-bench sweep runs with 0 wrong; up again is a no-op with the same parameters and exit 2
- *    with others; down removes it.
+ *    with others; down removes it.  Without --queues up asks for pair queues on 4 ranks and for
+ *    fifo on 17.
  * 4. Fallback where `ip netns add` fails (a stand-in ip here): up says why in one line and makes the
  *    loopback testbed, exit 0.
  * The rest needs root and network namespaces (skipped with the reason otherwise), and no other
  * mrtb-* object on the machine:
- * 5. 2 nodes x 2 ranks: status; a namespace per rank plus mrtb-sw; the switches' ports where they
- *    belong; tbf at the intra rate (default 4 x RATE) on both ends of every rank's link and at RATE
- *    on both ends of every NIC, each with its small-packets-first scheduler; exec puts rank r in
- *    mrtb-r<r> at 10.77.0.<r+1>; a 2x2 mring-bench sweep with 0 wrong whose traffic crosses every
- *    shaped egress (both directions of every link); up idempotent; down leaves no mrtb object.
- * 6. 2 racks x 2 nodes x 1 rank with --uplink-rate: rack switches, the nodes' NICs on them, the
- *    uplinks shaped both ways at the uplink rate; a ring's traffic crosses both uplinks both ways.
- *    Without --uplink-rate the uplink is RATE x nodes per rack.
+ * 5. 2 nodes x 2 ranks: status (queues=pair, the default); a namespace per rank plus mrtb-sw; the switches'
+ *    ports where they belong; tbf at the intra rate (default 4 x RATE) on both ends of every rank's link
+ *    and at RATE on both ends of every NIC, each with its small-packets-first scheduler; exec puts rank r
+ *    in mrtb-r<r> at 10.77.0.<r+1>; a 2x2 mring-bench sweep with 0 wrong whose traffic crosses every shaped
+ *    egress (both directions of every link); up idempotent; down leaves no mrtb object.
+ * 6. 2 racks x 2 nodes x 1 rank with --uplink-rate and --queues fifo (no pair's class): rack switches, the
+ *    nodes' NICs on them, the uplinks shaped both ways at the uplink rate; a ring's traffic crosses both
+ *    uplinks both ways. Without --uplink-rate the uplink is RATE x nodes per rack.
  * 7. Rollback: a tc that fails part way through up (stand-in) leaves no namespace and falls back;
  *    a TERM while up is building leaves no namespace and no state.
  * 8. Foreign objects: up refuses an mrtb namespace it did not make (exit 2, one line); down --force
@@ -145,6 +146,8 @@ static void loopback(void **st)
         !strstr(out, "ranks_per_node=4\n") || !strstr(out, "reason=--loopback\n") || !strstr(out, "rate=1gbit\n"))
         fail_msg("status of a --loopback testbed of 2x2: want mode=loopback, nodes=1, ranks_per_node=4; got %d: %s",
                  rc, out);
+    if (!strstr(out, " queues=pair ")) /* what up was asked: without --queues, pair up to 16 ranks */
+        fail_msg("status of 4 ranks without --queues: want queues=pair among the asked parameters; got %s", out);
 
     rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit --loopback");
     if (rc != 0 || !strstr(out, "already"))
@@ -180,6 +183,17 @@ static void loopback(void **st)
     rc = sh(DEADLINE " validation/testbed status");
     if (rc != 1)
         fail_msg("status after down: want exit 1, got %d: %s", rc, out);
+
+    /* above 16 ranks the default is one FIFO per link (a filter per pair would cost every packet) */
+    rc = sh(DEADLINE " validation/testbed up --nodes 17 --ranks-per-node 1 --rate 1gbit --loopback");
+    if (rc != 0)
+        fail_msg("up --loopback of 17 ranks: want exit 0, got %d: %s", rc, out);
+    rc = sh(DEADLINE " validation/testbed status");
+    if (rc != 0 || !strstr(out, " queues=fifo "))
+        fail_msg("status of 17 ranks without --queues: want queues=fifo among the asked parameters; got %d: %s", rc, out);
+    rc = sh(DEADLINE " validation/testbed down");
+    if (rc != 0 || state_exists())
+        fail_msg("down of 17 ranks: want exit 0 and no state file, got %d: %s", rc, out);
 }
 
 /* ---- 4. fallback where namespaces cannot be made ---- */
@@ -368,6 +382,8 @@ static void netns_2x2(void **st)
         !strstr(out, "rate=1gbit\n") || !strstr(out, "intra_rate=4gbit\n") || !strstr(out, "racks=1\n") ||
         !strstr(out, "uplink_rate=\n") || !strstr(out, "namespaces=mrtb-sw mrtb-r0 mrtb-r1 mrtb-r2 mrtb-r3\n"))
         fail_msg("status: want mode=netns, 2 nodes x 2 ranks, rate 1gbit, intra 4gbit, no racks; got %d: %s", rc, out);
+    if (!strstr(out, "queues=pair\n")) /* the default up to 16 ranks */
+        fail_msg("status without --queues on 4 ranks: want queues=pair; got %s", out);
     /* every rank on Linux's default TCP congestion control, whatever the host's default */
     if (sh("grep -qw cubic /proc/sys/net/ipv4/tcp_available_congestion_control") == 0) {
         if (sh(DEADLINE " validation/testbed status | grep -x tcp_cc=cubic") != 0)
@@ -416,11 +432,15 @@ static void netns_2x2(void **st)
 static void netns_racks(void **st)
 {
     need_netns("netns racks");
-    up_netns("--nodes 4 --ranks-per-node 1 --racks 2 --rate 1gbit --uplink-rate 500mbit");
+    up_netns("--nodes 4 --ranks-per-node 1 --racks 2 --rate 1gbit --uplink-rate 500mbit --queues fifo");
     int rc = sh(DEADLINE " validation/testbed status");
     if (rc != 0 || !strstr(out, "mode=netns\n") || !strstr(out, "nodes=4\n") || !strstr(out, "ranks_per_node=1\n") ||
-        !strstr(out, "racks=2\n") || !strstr(out, "uplink_rate=500mbit\n") || !strstr(out, "uplink_rate_bps=500000000\n"))
-        fail_msg("status: want 4 nodes x 1 rank in 2 racks, uplink 500mbit; got %d: %s", rc, out);
+        !strstr(out, "racks=2\n") || !strstr(out, "uplink_rate=500mbit\n") || !strstr(out, "uplink_rate_bps=500000000\n") ||
+        !strstr(out, "queues=fifo\n"))
+        fail_msg("status: want 4 nodes x 1 rank in 2 racks, uplink 500mbit, queues fifo; got %d: %s", rc, out);
+    /* --queues fifo: one FIFO per link, no pair's class beside the htb's two (pair classes start at 2:10) */
+    if (sh("tc -n mrtb-sw class show dev mrtb-ku0") != 0 || !strstr(out, "class htb 2:2 ") || strstr(out, "class htb 2:10 "))
+        fail_msg("mrtb-ku0 with --queues fifo: want the htb's classes 2:1 and 2:2 only; got %s", out);
     struct port ports[4];
     int n = 0;
     for (int k = 0; k < 2; k++) /* the uplinks: mrtb-ku<k> (rack -> spine), mrtb-kd<k> (spine -> rack) */

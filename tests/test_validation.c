@@ -77,12 +77,12 @@ static void quick_run(void **state)
     assert_non_null(strstr(report, "## Overlapping multirings (chunks) against the plain ones"));
     assert_non_null(strstr(report, "## Calibration"));
     assert_non_null(strstr(report, "## Software costs found by calibration"));
-    int fifo_said = strstr(report, "data queued in one FIFO per link;") != NULL;
+    int pair_said = strstr(report, "data queued per pair of ranks on every link, the pairs served round robin;") != NULL;
     /* (slurp_file's buffer is reused below: the report's checks come first) */
     snprintf(path, sizeof path, "%s/meta", sim_tmp);
     const char *meta = slurp_file(path);
-    if (strstr(meta, "mode=netns\n") && !(strstr(meta, "queues=fifo\n") && fifo_said)) /* the testbed's default */
-        fail_msg("a namespace testbed's run: want queues=fifo in meta and the report to say it: %s", meta);
+    if (strstr(meta, "mode=netns\n") && !(strstr(meta, "queues=pair\n") && pair_said)) /* the default, 4 ranks */
+        fail_msg("a namespace testbed's run: want queues=pair in meta and the report to say it: %s", meta);
     /* overlap.csv: the chunked multiring against the plain one at each of the 3 sizes */
     snprintf(path, sizeof path, "%s/overlap.csv", sim_tmp);
     csv_read_ok(slurp_file(path), &t, path);

@@ -62,7 +62,7 @@ pair_queues() {
         for ((d = 0; d < nranks; d++)); do
             (( out ? (s >= lo && s < hi && (d < lo || d >= hi)) : (d >= lo && d < hi && (s < lo || s >= hi)) )) ||
                 continue
-            x=$(printf %x "$c")
+            printf -v x %x "$c"
             cmds+="class add dev $dev parent 2: classid 2:$x htb rate $fast burst 64k prio 1 quantum $quantum
 qdisc add dev $dev parent 2:$x handle $x: bfifo limit $pair_fifo
 filter add dev $dev parent 2: protocol ip prio 2 u32 match ip src $(rank_addr "$s")/32 match ip dst $(rank_addr "$d")/32 flowid 2:$x
