@@ -150,15 +150,17 @@ static void section_platform(const char *name, const char *gen, double bound, co
  * *within. */
 static void testbed_shape(const char *shape, int *gains, int *agree, int *within)
 {
-    char path[PATH_MAX + 64], line[1024], date[128] = "unknown date";
+    char path[PATH_MAX + 64], line[1024], date[128] = "unknown date", queues[32] = "fifo (not recorded)";
     snprintf(path, sizeof path, "%s/validation/results/%s/meta", root, shape);
     FILE *f = fopen(path, "r");
     while (f && fgets(line, sizeof line, f))
         if (!strncmp(line, "date=", 5))
             snprintf(date, sizeof date, "%.*s", (int)strcspn(line + 5, "\n"), line + 5);
+        else if (!strncmp(line, "queues=", 7)) /* validation/testbed up --queues, recorded since 2026-12-05 */
+            snprintf(queues, sizeof queues, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
     if (f)
         fclose(f);
-    printf("  %s (%s)\n", shape, date);
+    printf("  %s (%s, queues %s)\n", shape, date, queues);
     snprintf(path, sizeof path, "%s/validation/results/%s/overlap.csv", root, shape);
     if (!(f = fopen(path, "r"))) {
         printf("  no %s: run validation/run --shape %s as root\n", path, shape);
