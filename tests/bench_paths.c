@@ -170,7 +170,7 @@ static void testbed_shape(const char *shape, int *gains, int *agree, int *within
         char cfg[256], sign[8], in10[8];
         long long size;
         double ps, ms;
-        if (sscanf(line, "%255[^,],%*[^,],%lld,%lf,%lf,%7[^,],%7s", cfg, &size, &ps, &ms, sign, in10) != 6)
+        if (sscanf(line, "%255[^,],%*[^,],%lld,%lf,%lf,%7[^,],%7[^,\n]", cfg, &size, &ps, &ms, sign, in10) != 6)
             continue; /* the header */
         printf("  %-50s %11lld  predicted speed-up %.3f  measured %.3f  sign %s  within 10%% %s\n", cfg, size, ps, ms,
                sign, in10);
