@@ -53,13 +53,13 @@ void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
 /*
  * The capacity of the link a level's pairs share (CALIB_INTER: the NIC of a node's ranks, which their
  * concurrent ping-pongs measure a share of or all of as they fall in or out of step; CALIB_RACK: a rack's
- * uplink, which one pair alone cannot fill when the pair's NICs are slower) into l: every pair at once, the lower rank of each sending one message of
- * m bytes to its partner after a common barrier; a step lasts until the last receiver has its message
- * (the slowest receiver's time), the median of lp->iters after lp->warmup, over the sizes lp->maxb / 8
- * (at least lp->minb) .. lp->maxb; fitted on rank 0 (calib_die when it cannot).  *flows (rank 0) = the
- * pairs whose sender is in rank 0's group (its node for CALIB_INTER, its rack for CALIB_RACK): the
- * flows through that group's link in one direction, so the link carries *flows / l->beta bytes per
- * second.  l->pairs = *flows.
+ * uplink, which one pair alone cannot fill when the pair's NICs are slower) into l: every pair at once,
+ * the lower rank of each sending one message of m bytes to its partner after a common barrier; a step
+ * lasts until the last receiver has its message (the slowest receiver's time), the median of lp->iters
+ * after lp->warmup, over the sizes lp->maxb / 8 (at least lp->minb) .. lp->maxb; fitted on rank 0
+ * (calib_die when it cannot).  *flows (rank 0) = the pairs whose sender is in rank 0's group (its node for
+ * CALIB_INTER, its rack for CALIB_RACK): the flows through that group's link in one direction, so the link
+ * carries *flows / l->beta bytes per second.  l->pairs = *flows.
  */
 void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows);
 

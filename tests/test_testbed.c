@@ -136,6 +136,15 @@ static void no_testbed(void **st)
 
 /* ---- 3. --loopback ---- */
 
+/* up ARGS on the testbed that is up: SAME, exit 0 doing nothing; else exit 2 in one line telling to run down */
+static void up_again(const char *args, int same)
+{
+    int rc = sh(DEADLINE " validation/testbed up %s", args);
+    if (same ? rc != 0 || !strstr(out, "already") : rc != 2 || lines(out) != 1 || !strstr(out, "down"))
+        fail_msg("up %s again: want %s, got %d: %s", args,
+                 same ? "exit 0 doing nothing (the same testbed)" : "exit 2 and one line telling to run down", rc, out);
+}
+
 static void loopback(void **st)
 {
     int rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit --loopback");
@@ -147,19 +156,11 @@ static void loopback(void **st)
         fail_msg("status of a --loopback testbed of 2x2: want mode=loopback, nodes=1, ranks_per_node=4; got %d: %s",
                  rc, out);
 
-    rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit --loopback");
-    if (rc != 0 || !strstr(out, "already"))
-        fail_msg("up again, same parameters: want exit 0 doing nothing, got %d: %s", rc, out);
-    rc = sh(DEADLINE " validation/testbed up --nodes 3 --ranks-per-node 2 --rate 1gbit --loopback");
-    if (rc != 2 || lines(out) != 1 || !strstr(out, "down"))
-        fail_msg("up again, other parameters: want exit 2 and one line telling to run down, got %d: %s", rc, out);
-    /* without --queues, up asked for pair queues (the default up to 16 ranks): the same up again */
-    rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues pair --loopback");
-    if (rc != 0 || !strstr(out, "already"))
-        fail_msg("up --queues pair after up without --queues on 4 ranks: want the same testbed, got %d: %s", rc, out);
-    rc = sh(DEADLINE " validation/testbed up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues fifo --loopback");
-    if (rc != 2 || lines(out) != 1 || !strstr(out, "down"))
-        fail_msg("up --queues fifo after up without --queues on 4 ranks: want exit 2 (other parameters), got %d: %s", rc, out);
+    up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --loopback", 1);
+    up_again("--nodes 3 --ranks-per-node 2 --rate 1gbit --loopback", 0);
+    /* without --queues, up asked for pair queues (the default up to 16 ranks) */
+    up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues pair --loopback", 1);
+    up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues fifo --loopback", 0);
     rc = sh(DEADLINE " validation/testbed exec -n 5 -- true");
     if (rc != 2 || lines(out) != 1 || !strstr(out, "5"))
         fail_msg("exec -n 5 on 4 ranks: want exit 2 and one line, got %d: %s", rc, out);
@@ -193,9 +194,7 @@ static void loopback(void **st)
     rc = sh(DEADLINE " validation/testbed up --nodes 17 --ranks-per-node 1 --rate 1gbit --loopback");
     if (rc != 0)
         fail_msg("up --loopback of 17 ranks: want exit 0, got %d: %s", rc, out);
-    rc = sh(DEADLINE " validation/testbed up --nodes 17 --ranks-per-node 1 --rate 1gbit --queues fifo --loopback");
-    if (rc != 0 || !strstr(out, "already"))
-        fail_msg("up --queues fifo after up without --queues on 17 ranks: want the same testbed, got %d: %s", rc, out);
+    up_again("--nodes 17 --ranks-per-node 1 --rate 1gbit --queues fifo --loopback", 1);
     rc = sh(DEADLINE " validation/testbed down");
     if (rc != 0 || state_exists())
         fail_msg("down of 17 ranks: want exit 0 and no state file, got %d: %s", rc, out);
