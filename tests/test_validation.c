@@ -6,7 +6,9 @@
  * is wrong, the report has its sections, among them the chunked multiring against the plain one at
  * every size (the issue-11 sign check; its verdict is reported, not asserted); the SMPI build of the
  * executor runs under smpirun with its results checked; with --rounds 2 (the hostfile run) every row is
- * the faster of its two rounds, each kept in measured-rounds.csv; a failing validation/report names its
+ * the faster of its two rounds, each kept in measured-rounds.csv, and --recheck calibrates again after the
+ * measurements (recheck.csv and the report's "Did the calibration hold?"; a quick run without it has
+ * neither); a failing validation/report names its
  * step and keeps the previous REPORT.md.  Accuracy is reported, never asserted (it depends on the
  * machine's load).
  */
@@ -77,6 +79,8 @@ static void quick_run(void **state)
     assert_non_null(strstr(report, "## Overlapping multirings (chunks) against the plain ones"));
     assert_non_null(strstr(report, "## Calibration"));
     assert_non_null(strstr(report, "## Software costs found by calibration"));
+    if (strstr(report, "## Did the calibration hold?")) /* --quick without --recheck: no second calibration */
+        fail_msg("%s: a quick run without --recheck reports a recheck", path);
     int pair_said = strstr(report, "data queued per pair of ranks on every link, the pairs served round robin;") != NULL;
     /* (slurp_file's buffer is reused below: the report's checks come first) */
     snprintf(path, sizeof path, "%s/meta", sim_tmp);
@@ -149,9 +153,36 @@ static void check_rounds(const char *dir, int nrows)
     assert_non_null(strstr(slurp_file(path), "rounds=2\n"));
 }
 
+/* recheck.csv in dir: a row per segment of the first calibration's profile (one from 0 B without a profile),
+ * the segments in order from 0 B, each over 1 size or more, ratio > 0 and pass_low <= pass_high, moved
+ * "yes" exactly when the ratio lies outside them; the second calibration kept beside it */
+static void check_recheck(const char *dir)
+{
+    char path[PATH_MAX * 2];
+    struct csv_table t;
+    snprintf(path, sizeof path, "%s/calibration-recheck.json", dir);
+    if (access(path, R_OK) != 0)
+        fail_msg("%s: missing", path);
+    snprintf(path, sizeof path, "%s/recheck.csv", dir);
+    csv_read_ok(slurp_file(path), &t, path);
+    if (t.nrows < 1)
+        fail_msg("%s: no segment", path);
+    double from = -1;
+    for (int i = 0; i < t.nrows; i++) {
+        double f = csv_need(&t, i, "from_bytes"), r = csv_need(&t, i, "ratio"), lo = csv_need(&t, i, "pass_low"),
+               hi = csv_need(&t, i, "pass_high");
+        int moved = !strcmp(csv_str(&t, i, "moved"), "yes");
+        if ((i == 0 ? f != 0 : f <= from) || !(csv_need(&t, i, "sizes") >= 1) || !(r > 0) || !(lo <= hi) ||
+            moved != (r < lo || r > hi) || (!moved && strcmp(csv_str(&t, i, "moved"), "no")))
+            fail_msg("%s: row %d is not a segment's recheck", path, i + 1);
+        from = f;
+    }
+    csv_free(&t);
+}
+
 /* The real-cluster path: --hostfile with two "nodes" of this machine (mpiexec -f FILE -ppn 2): the same
  * calibration, measurement, prediction and report through the hostfile launcher; no root needed.  It
- * measures in 2 rounds (--rounds 2; check_rounds). */
+ * measures in 2 rounds (--rounds 2; check_rounds) and calibrates again after them (--recheck; check_recheck). */
 static void hostfile_run(void **state)
 {
     static char out[1 << 16];
@@ -163,7 +194,7 @@ static void hostfile_run(void **state)
     assert_non_null(f);
     fputs("# two nodes that are this machine\nlocalhost\n127.0.0.1\n", f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "%s --quick --rounds 2 --hostfile %s --ranks-per-node 2 --out %s 2>&1",
+    snprintf(cmd, sizeof cmd, "%s --quick --rounds 2 --recheck --hostfile %s --ranks-per-node 2 --out %s 2>&1",
              sim_repo_path("validation/run"), hosts, dir);
     int status = cli_shell(cmd, out, sizeof out);
     print_message("%s", out);
@@ -174,6 +205,11 @@ static void hostfile_run(void **state)
     assert_non_null(strstr(report, "Cluster: hostfile"));
     assert_non_null(strstr(report, "2 nodes x 2 ranks"));
     assert_non_null(strstr(report, "| --algo multiring --topo 2x2 | 3 |"));
+    /* --recheck: a second calibration, compared per segment of the profile, and the report says which held */
+    if (!strstr(report, "## Did the calibration hold?\n") ||
+        !(strstr(report, "\nHeld: no segment moved") || strstr(report, "\n**Moved** at ")))
+        fail_msg("%s: want the recheck's section and its verdict", path);
+    check_recheck(dir);
     snprintf(path, sizeof path, "%s/meta", dir);
     assert_non_null(strstr(slurp_file(path), "launcher=hostfile"));
     check_rounds(dir, 24);
