@@ -4,7 +4,7 @@
  * calibration whose ring of exchanges has the step t at every size and passes of 0.75 t, t and 1.5 t
  * (0.5 t, t, 1.25 t at 8 KiB), profile segments from 0, 4 KiB and 64 KiB.  Against a second one:
  * per segment the median of the second's step / the first's, the median of the passes' range, and
- * moved = outside it, both ways; the first against itself moves nowhere; without a profile one segment
+ * moved = outside it, both ways, by more than 5%; the first against itself moves nowhere; without a profile one segment
  * from 0 B; a second that lacks a size, a file that is not JSON, a wrong argument count: one stderr line,
  * exit 1 or 2.  Needs python3 (skips without it).
  */
@@ -95,7 +95,8 @@ static void test_recheck_segments(void **state)
 }
 
 /* no profile: one segment from 0 B over all 6 sizes (ratios 2, 2, 1.25, 1.25, 1, 0.5 -> 1.25; the passes' low
- * 0.75 (five 0.75, one 0.5), high 1.5); one pass only: its range is the step itself, so any change moves */
+ * 0.75 (five 0.75, one 0.5), high 1.5); one pass only: its range is the step itself, so any change over
+ * 5% moves */
 static void test_recheck_one_segment(void **state)
 {
     const double again[NSIZES] = {2, 2, 1.25, 1.25, 1, 0.5};
@@ -107,6 +108,19 @@ static void test_recheck_one_segment(void **state)
     write_calibration(sim_tmp_path("first.json"), ones, 0, 0);
     want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
                 "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,1.250,1.000,1.000,yes\n");
+    /* outside the passes but within 5% of 1 (the validation's accuracy from 256 KiB) is no move: 1.05 and
+     * 0.95 are not, 1.0625 (5.9 thousandths of 1 over it, printed 1.062) is */
+    const double up5[NSIZES] = {1.05, 1.05, 1.05, 1.05, 1.05, 1.05}, down5[NSIZES] = {0.95, 0.95, 0.95, 0.95, 0.95, 0.95},
+                 up6[NSIZES] = {1.0625, 1.0625, 1.0625, 1.0625, 1.0625, 1.0625};
+    write_calibration(sim_tmp_path("second.json"), up5, 1, 0);
+    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
+                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,1.050,1.000,1.000,no\n");
+    write_calibration(sim_tmp_path("second.json"), down5, 1, 0);
+    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
+                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,0.950,1.000,1.000,no\n");
+    write_calibration(sim_tmp_path("second.json"), up6, 1, 0);
+    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
+                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,1.062,1.000,1.000,yes\n");
 }
 
 static void want_error(const char *first, const char *second, int status, const char *word)

@@ -63,8 +63,9 @@ pair_fifo=8388608
 # class (FAST bit/s, QUANTUM bytes a turn), FIFO and filter per pair (s, d) that crosses DEV: DIR out: s
 # in [LO, HI) and d outside; DIR in: the reverse.  One tc -batch; 1 with reason set on failure
 pair_queues() {
-    local ns=$1 dev=$2 fast=$3 quantum=$4 lo=$5 hi=$6 out=0 nranks=$8 s d c=16 x cmds=''
+    local ns=$1 dev=$2 fast=$3 quantum=$4 lo=$5 hi=$6 out=0 nranks=$8 s d c=16 x cmds='' addr=()
     [ "$7" != out ] || out=1
+    for ((s = 0; s < nranks; s++)); do rank_addr_to "addr[$s]" "$s"; done
     for ((s = 0; s < nranks; s++)); do
         for ((d = 0; d < nranks; d++)); do
             (( out ? (s >= lo && s < hi && (d < lo || d >= hi)) : (d >= lo && d < hi && (s < lo || s >= hi)) )) ||
@@ -72,7 +73,7 @@ pair_queues() {
             printf -v x %x "$c"
             cmds+="class add dev $dev parent 2: classid 2:$x htb rate $fast burst 64k prio 1 quantum $quantum
 qdisc add dev $dev parent 2:$x handle $x: bfifo limit $pair_fifo
-filter add dev $dev parent 2: protocol ip prio 2 u32 match ip src $(rank_addr "$s")/32 match ip dst $(rank_addr "$d")/32 flowid 2:$x
+filter add dev $dev parent 2: protocol ip prio 2 u32 match ip src ${addr[s]}/32 match ip dst ${addr[d]}/32 flowid 2:$x
 "
             c=$((c + 1))
         done
