@@ -44,13 +44,14 @@
 # rabenseifner 1.007, 0.999, 0.955, 0.901; ring 1.041, 1.000, 0.997, 0.993.  So the difference between
 # the runs is likely the machine's drift, not the queues.  Rerun on pair queues and installed (2x2
 # 18:26-18:58, 2x2x2 18:58-20:31): 2x2 met the target (chunked against plain 17 of 17 in sign and within
-# 10%; FIFOs 17 of 18, 16); 2x2x2 did not (16 predicted gains, 15 in sign, 12 within 10%; FIFOs 17, 16,
-# 16), its misses at 64 KiB-4 MiB; its calibration's ring of exchanges ran slower than on FIFOs at 4
-# KiB-1 MiB (bandwidth x0.83-0.85) though the ring allreduce did not (whether that causes the misses is
-# not known).  Over the three shapes pair queues give 46 of 48 in sign and 42 within 10% (FIFOs 47 of
-# 51, 44): no better on the target; but on 2x2x2 every configuration but the ring is closer from 256 KiB
-# (plain multiring 7.6% for 14.7%), they drop nothing and share a link fairly as the platform's
-# InfiniBand does, so they are the default up to pairs_max_ranks ranks (validation/README.md).
+# 10%; FIFOs 17 of 18, 16); 2x2x2 did not (16 predicted gains, 15 in sign, 12 within 10%) on a
+# calibration disturbed by another job (its ring of exchanges 1.6-2.9 x slower below 16 KiB, the
+# allreduces not): side by side the queues calibrate alike (21:52-23:27, 3 jobs per arm alternated on
+# each shape: median ring step below 4 KiB 58.0 and 58.4 us on 2x2, 145 and 147 on 2x4, 200 and 181 on
+# 2x2x2, FIFO and pair).  2x2x2 rerun on a quiet machine (21:57-23:23): 17 of 17 in sign, 15 within 10%
+# (FIFOs 17, 16, 16).  Over the three shapes pair queues give 48 of 49 in sign and 45 within 10%
+# (FIFOs 47 of 51, 44); they drop nothing and share a link fairly as the platform's InfiniBand does, so
+# they are the default up to pairs_max_ranks ranks (validation/README.md).
 #
 # Cost.  Each pair is a u32 filter matched in turn per packet (this kernel has no sfq, fq_codel or drr
 # to hash flows), so pair queues are for testbeds of up to pairs_max_ranks ranks.
