@@ -1,12 +1,13 @@
 /* test_calibration_recheck.c - validation/calibration-recheck: did the machine keep the calibration?
  *
- * Crafted mring-calibrate JSONs with times of binary fractions (so every ratio is exact): a first
- * calibration whose ring of exchanges has the step t at every size and passes of 0.75 t, t and 1.5 t
- * (0.5 t, t, 1.25 t at 8 KiB), profile segments from 0, 4 KiB and 64 KiB.  Against a second one:
- * per segment the median of the second's step / the first's, the median of the passes' range, and
- * moved = outside it, both ways, by more than 5%; the first against itself moves nowhere; without a profile one segment
- * from 0 B; a second that lacks a size, a file that is not JSON, a wrong argument count: one stderr line,
- * exit 1 or 2.  Needs python3 (skips without it).
+ * Crafted mring-calibrate JSONs: a first calibration whose ring of exchanges has the step T at every
+ * size and passes of 0.75 T, T and 1.5 T (0.5 T, T, 1.25 T at 8 KiB), profile segments from 0, 4 KiB and
+ * 64 KiB; steps of binary fractions, so the ratios are exact (1.05 and 0.95, which are not, print as
+ * 1.050 and 0.950 all the same).  Against a second one (a table of cases): per segment the median of
+ * the second's step / the first's, the median of the passes' range, and moved = outside it, both ways,
+ * by more than 5%; the first against itself moves nowhere; without a profile one segment from 0 B; a
+ * second that lacks a size, a file that is not JSON, a wrong argument count: one stderr line, exit 1
+ * or 2.  Needs python3 (skips without it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -63,64 +64,53 @@ static void recheck(const char *first, const char *second, struct cli_result *r)
     run(argv, NULL, r);
 }
 
-static void want_output(const char *first, const char *second, const char *want)
-{
-    struct cli_result r;
-    recheck(first, second, &r);
-    want_exit0(&r);
-    if (strcmp(r.out, want))
-        fail_msg("%s: want\n%s\ngot\n%s", r.cmd, want, r.out);
-    cli_free(&r);
-}
+static const double ones[NSIZES] = {1, 1, 1, 1, 1, 1}; /* the first calibration's steps, in T */
 
-static const double ones[NSIZES] = {1, 1, 1, 1, 1, 1};
+#define HEADER "from_bytes,sizes,ratio,pass_low,pass_high,moved\n"
 
-static void test_recheck_segments(void **state)
+/* one comparison: the first calibration (its passes or one pass, with or without the profile's segments)
+ * against a second with steps again[i] x T, and the CSV wanted */
+struct recheck_case {
+    const char *what;
+    int passes, profile;
+    double again[NSIZES];
+    const char *want;
+};
+
+static const struct recheck_case cases[] = {
+    {"3 segments: from 0 2, 2, 1.25 -> 2 above 1.5; from 4 KiB 1.25, 1 -> 1.125 inside [0.625, 1.375]; "
+     "from 64 KiB 0.5 below 0.75",
+     1, 1, {2, 2, 1.25, 1.25, 1, 0.5},
+     HEADER "0,3,2.000,0.750,1.500,yes\n4096,2,1.125,0.625,1.375,no\n65536,1,0.500,0.750,1.500,yes\n"},
+    {"the first against itself", 1, 1, {1, 1, 1, 1, 1, 1},
+     HEADER "0,3,1.000,0.750,1.500,no\n4096,2,1.000,0.625,1.375,no\n65536,1,1.000,0.750,1.500,no\n"},
+    {"no profile: one segment from 0 B over all 6 sizes, 1.25 inside the passes' medians 0.75 (five 0.75, one "
+     "0.5) and 1.5",
+     1, 0, {2, 2, 1.25, 1.25, 1, 0.5}, HEADER "0,6,1.250,0.750,1.500,no\n"},
+    {"one pass: its range is the step itself, so 1.25 moves", 0, 0, {2, 2, 1.25, 1.25, 1, 0.5},
+     HEADER "0,6,1.250,1.000,1.000,yes\n"},
+    {"outside the passes but not over 5% from 1 (the accuracy aimed at from 256 KiB): 1.05 is no move", 0, 0,
+     {1.05, 1.05, 1.05, 1.05, 1.05, 1.05}, HEADER "0,6,1.050,1.000,1.000,no\n"},
+    {"0.95 is no move", 0, 0, {0.95, 0.95, 0.95, 0.95, 0.95, 0.95}, HEADER "0,6,0.950,1.000,1.000,no\n"},
+    {"1.0625 (printed 1.062) is a move", 0, 0, {1.0625, 1.0625, 1.0625, 1.0625, 1.0625, 1.0625},
+     HEADER "0,6,1.062,1.000,1.000,yes\n"},
+};
+
+static void test_recheck_cases(void **state)
 {
-    /* from 0: 2, 2, 1.25 -> 2 above 1.5; from 4 KiB: 1.25, 1 -> 1.125 inside [0.625, 1.375]; 64 KiB: 0.5 below 0.75 */
-    const double again[NSIZES] = {2, 2, 1.25, 1.25, 1, 0.5};
     (void)state;
-    write_calibration(sim_tmp_path("first.json"), ones, 1, 1);
-    write_calibration(sim_tmp_path("second.json"), again, 1, 1);
-    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
-                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n"
-                "0,3,2.000,0.750,1.500,yes\n"
-                "4096,2,1.125,0.625,1.375,no\n"
-                "65536,1,0.500,0.750,1.500,yes\n");
-    want_output(sim_tmp_path("first.json"), sim_tmp_path("first.json"),
-                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n"
-                "0,3,1.000,0.750,1.500,no\n"
-                "4096,2,1.000,0.625,1.375,no\n"
-                "65536,1,1.000,0.750,1.500,no\n");
-}
-
-/* no profile: one segment from 0 B over all 6 sizes (ratios 2, 2, 1.25, 1.25, 1, 0.5 -> 1.25; the passes' low
- * 0.75 (five 0.75, one 0.5), high 1.5); one pass only: its range is the step itself, so any change over
- * 5% moves */
-static void test_recheck_one_segment(void **state)
-{
-    const double again[NSIZES] = {2, 2, 1.25, 1.25, 1, 0.5};
-    (void)state;
-    write_calibration(sim_tmp_path("first.json"), ones, 1, 0);
-    write_calibration(sim_tmp_path("second.json"), again, 1, 0);
-    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
-                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,1.250,0.750,1.500,no\n");
-    write_calibration(sim_tmp_path("first.json"), ones, 0, 0);
-    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
-                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,1.250,1.000,1.000,yes\n");
-    /* outside the passes but within 5% of 1 (the validation's accuracy from 256 KiB) is no move: 1.05 and
-     * 0.95 are not, 1.0625 (5.9 thousandths of 1 over it, printed 1.062) is */
-    const double up5[NSIZES] = {1.05, 1.05, 1.05, 1.05, 1.05, 1.05}, down5[NSIZES] = {0.95, 0.95, 0.95, 0.95, 0.95, 0.95},
-                 up6[NSIZES] = {1.0625, 1.0625, 1.0625, 1.0625, 1.0625, 1.0625};
-    write_calibration(sim_tmp_path("second.json"), up5, 1, 0);
-    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
-                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,1.050,1.000,1.000,no\n");
-    write_calibration(sim_tmp_path("second.json"), down5, 1, 0);
-    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
-                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,0.950,1.000,1.000,no\n");
-    write_calibration(sim_tmp_path("second.json"), up6, 1, 0);
-    want_output(sim_tmp_path("first.json"), sim_tmp_path("second.json"),
-                "from_bytes,sizes,ratio,pass_low,pass_high,moved\n0,6,1.062,1.000,1.000,yes\n");
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        const struct recheck_case *c = &cases[k];
+        struct cli_result r;
+        print_message("case: %s\n", c->what);
+        write_calibration(sim_tmp_path("first.json"), ones, c->passes, c->profile);
+        write_calibration(sim_tmp_path("second.json"), c->again, 1, c->profile);
+        recheck(sim_tmp_path("first.json"), sim_tmp_path("second.json"), &r);
+        want_exit0(&r);
+        if (strcmp(r.out, c->want))
+            fail_msg("%s (%s): want\n%s\ngot\n%s", r.cmd, c->what, c->want, r.out);
+        cli_free(&r);
+    }
 }
 
 static void want_error(const char *first, const char *second, int status, const char *word)
@@ -157,8 +147,7 @@ static void test_recheck_bad_input(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_recheck_segments),
-        cmocka_unit_test(test_recheck_one_segment),
+        cmocka_unit_test(test_recheck_cases),
         cmocka_unit_test(test_recheck_bad_input),
     };
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
