@@ -29,23 +29,26 @@
 static const json_int_t sizes[] = {1, 2, 4, 4096, 8192, 65536};
 #define NSIZES (sizeof sizes / sizeof *sizes)
 
-/* a calibration JSON at path: the ring's steps step[i] x T, its passes (when passes) T x {lo[i], 1, hi[i]},
- * the profile's segments from 0, 4096, 65536 (when profile) */
+/* a calibration JSON at path: the ring's steps step[i] x T and, when passes, 5 passes of step[i] x T x
+ * {hi, lo / 2, 1, 2 hi, lo}[i] (out of order; without the fastest and the slowest, the band is lo..hi);
+ * the profile's segments from 0, 4096, 65536 when profile */
 static void write_calibration(const char *path, const double *step, int passes, int profile)
 {
     static const double lo[NSIZES] = {0.75, 0.75, 0.75, 0.75, 0.5, 0.75}, hi[NSIZES] = {1.5, 1.5, 1.5, 1.5, 1.25, 1.5};
-    json_t *points = json_array(), *pass[3] = {json_array(), json_array(), json_array()};
+    json_t *points = json_array(), *pass[5];
+    for (int k = 0; k < 5; k++)
+        pass[k] = json_array();
     for (size_t i = 0; i < NSIZES; i++) {
-        json_array_append_new(points, json_pack("{s:I, s:f}", "bytes", sizes[i], "time_s", step[i] * T));
-        json_array_append_new(pass[0], json_real(lo[i] * T));
-        json_array_append_new(pass[1], json_real(T));
-        json_array_append_new(pass[2], json_real(hi[i] * T));
+        const double t = step[i] * T, of[5] = {hi[i], lo[i] / 2, 1, 2 * hi[i], lo[i]};
+        json_array_append_new(points, json_pack("{s:I, s:f}", "bytes", sizes[i], "time_s", t));
+        for (int k = 0; k < 5; k++)
+            json_array_append_new(pass[k], json_real(of[k] * t));
     }
     json_t *ring = json_pack("{s:o}", "points", points), *j = json_pack("{s:i, s:o}", "ranks", 8, "ring", ring);
     if (passes)
-        json_object_set_new(ring, "passes_s", json_pack("[o, o, o]", pass[0], pass[1], pass[2]));
+        json_object_set_new(ring, "passes_s", json_pack("[o, o, o, o, o]", pass[0], pass[1], pass[2], pass[3], pass[4]));
     else
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 5; k++)
             json_decref(pass[k]);
     if (profile)
         json_object_set_new(j, "profile", json_pack("{s:s, s:[{s:f}, {s:f}, {s:f}]}", "mring_sw", "o=1us",
@@ -66,34 +69,40 @@ static void recheck(const char *first, const char *second, struct cli_result *r)
 
 static const double ones[NSIZES] = {1, 1, 1, 1, 1, 1}; /* the first calibration's steps, in T */
 
-#define HEADER "from_bytes,sizes,ratio,pass_low,pass_high,moved\n"
+#define HEADER "from_bytes,sizes,ratio,pass_low,pass_high,second_low,second_high,moved\n"
+#define ALL(x) {x, x, x, x, x, x}
 
-/* one comparison: the first calibration (its passes or one pass, with or without the profile's segments)
- * against a second with steps again[i] x T, and the CSV wanted */
+/* one comparison: the first calibration (5 passes or one) against a second (likewise) with steps again[i]
+ * x T, both with or without the profile's segments, and the CSV wanted (each band over the first's step) */
 struct recheck_case {
     const char *what;
-    int passes, profile;
+    int first_passes, second_passes, profile;
     double again[NSIZES];
     const char *want;
 };
 
 static const struct recheck_case cases[] = {
-    {"3 segments: from 0 2, 2, 1.25 -> 2 above 1.5; from 4 KiB 1.25, 1 -> 1.125 inside [0.625, 1.375]; "
-     "from 64 KiB 0.5 below 0.75",
-     1, 1, {2, 2, 1.25, 1.25, 1, 0.5},
-     HEADER "0,3,2.000,0.750,1.500,yes\n4096,2,1.125,0.625,1.375,no\n65536,1,0.500,0.750,1.500,yes\n"},
-    {"the first against itself", 1, 1, {1, 1, 1, 1, 1, 1},
-     HEADER "0,3,1.000,0.750,1.500,no\n4096,2,1.000,0.625,1.375,no\n65536,1,1.000,0.750,1.500,no\n"},
-    {"no profile: one segment from 0 B over all 6 sizes, 1.25 inside the passes' medians 0.75 (five 0.75, one "
-     "0.5) and 1.5",
-     1, 0, {2, 2, 1.25, 1.25, 1, 0.5}, HEADER "0,6,1.250,0.750,1.500,no\n"},
-    {"one pass: its range is the step itself, so 1.25 moves", 0, 0, {2, 2, 1.25, 1.25, 1, 0.5},
-     HEADER "0,6,1.250,1.000,1.000,yes\n"},
-    {"outside the passes but not over 5% from 1 (the accuracy aimed at from 256 KiB): 1.05 is no move", 0, 0,
-     {1.05, 1.05, 1.05, 1.05, 1.05, 1.05}, HEADER "0,6,1.050,1.000,1.000,no\n"},
-    {"0.95 is no move", 0, 0, {0.95, 0.95, 0.95, 0.95, 0.95, 0.95}, HEADER "0,6,0.950,1.000,1.000,no\n"},
-    {"1.0625 (printed 1.062) is a move", 0, 0, {1.0625, 1.0625, 1.0625, 1.0625, 1.0625, 1.0625},
-     HEADER "0,6,1.062,1.000,1.000,yes\n"},
+    {"3 segments. From 0: 2, 2, 1.25 -> 2, outside the first's band 0.75..1.5, and 1 outside the second's "
+     "(median 2 x 0.75, 2 x 0.75, 1.25 x 0.75 -> 1.5, to 3): a move. From 4 KiB: 1.125 inside the first's "
+     "0.625..1.375 (medians of 0.75, 0.5 and 1.5, 1.25), 1 inside the second's 0.703..1.547: none. From "
+     "64 KiB: 0.5 outside 0.75..1.5 and 1 outside 0.375..0.75: a move",
+     1, 1, 1, {2, 2, 1.25, 1.125, 1.125, 0.5},
+     HEADER "0,3,2.000,0.750,1.500,1.500,3.000,yes\n4096,2,1.125,0.625,1.375,0.703,1.547,no\n"
+            "65536,1,0.500,0.750,1.500,0.375,0.750,yes\n"},
+    {"the first against itself", 1, 1, 1, ALL(1),
+     HEADER "0,3,1.000,0.750,1.500,0.750,1.500,no\n4096,2,1.000,0.625,1.375,0.625,1.375,no\n"
+            "65536,1,1.000,0.750,1.500,0.750,1.500,no\n"},
+    {"no profile: one segment from 0 B over all 6 sizes; 1.2 inside the first's band (medians of five 0.75 "
+     "and 0.5, five 1.5 and 1.25), 1 inside the second's 0.9..1.8: none",
+     1, 1, 0, ALL(1.2), HEADER "0,6,1.200,0.750,1.500,0.900,1.800,no\n"},
+    {"the first of one pass: its band is its step, 1.2 outside it: a move", 0, 1, 0, ALL(1.2),
+     HEADER "0,6,1.200,1.000,1.000,0.900,1.800,yes\n"},
+    {"the second of one pass: 1.25 inside the first's band, but 1 outside the second's 1.25..1.25: a move", 1, 0, 0,
+     ALL(1.25), HEADER "0,6,1.250,0.750,1.500,1.250,1.250,yes\n"},
+    {"apart but not over 5% from 1 (the accuracy aimed at from 256 KiB): 1.05 is no move", 0, 0, 0, ALL(1.05),
+     HEADER "0,6,1.050,1.000,1.000,1.050,1.050,no\n"},
+    {"0.95 is no move", 0, 0, 0, ALL(0.95), HEADER "0,6,0.950,1.000,1.000,0.950,0.950,no\n"},
+    {"1.0625 (printed 1.062) is a move", 0, 0, 0, ALL(1.0625), HEADER "0,6,1.062,1.000,1.000,1.062,1.062,yes\n"},
 };
 
 static void test_recheck_cases(void **state)
@@ -103,8 +112,8 @@ static void test_recheck_cases(void **state)
         const struct recheck_case *c = &cases[k];
         struct cli_result r;
         print_message("case: %s\n", c->what);
-        write_calibration(sim_tmp_path("first.json"), ones, c->passes, c->profile);
-        write_calibration(sim_tmp_path("second.json"), c->again, 1, c->profile);
+        write_calibration(sim_tmp_path("first.json"), ones, c->first_passes, c->profile);
+        write_calibration(sim_tmp_path("second.json"), c->again, c->second_passes, c->profile);
         recheck(sim_tmp_path("first.json"), sim_tmp_path("second.json"), &r);
         want_exit0(&r);
         if (strcmp(r.out, c->want))
@@ -125,23 +134,49 @@ static void want_error(const char *first, const char *second, int status, const 
     cli_free(&r);
 }
 
+/* the JSON text into the scratch file name; its path */
+static const char *put(const char *name, const char *text)
+{
+    const char *path = sim_tmp_path(name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+#define PT(b, t) "{\"bytes\": " #b ", \"time_s\": " #t "}"
+
+/* bad input: one stderr line naming what is wrong, no CSV; exit 1 for a bad file, 2 for bad usage */
 static void test_recheck_bad_input(void **state)
 {
     (void)state;
     write_calibration(sim_tmp_path("first.json"), ones, 1, 1);
-    FILE *f = fopen(sim_tmp_path("short.json"), "w"); /* a second calibration without the 64 KiB step */
-    assert_non_null(f);
-    fputs("{\"ring\": {\"points\": [{\"bytes\": 1, \"time_s\": 1e-3}, {\"bytes\": 2, \"time_s\": 1e-3}, {\"bytes\": 4, "
-          "\"time_s\": 1e-3}, {\"bytes\": 4096, \"time_s\": 1e-3}, {\"bytes\": 8192, \"time_s\": 1e-3}]}}",
-          f);
-    fclose(f);
-    want_error(sim_tmp_path("first.json"), sim_tmp_path("short.json"), 1, "65536 bytes");
-    f = fopen(sim_tmp_path("text.json"), "w");
-    assert_non_null(f);
-    fputs("not json\n", f);
-    fclose(f);
-    want_error(sim_tmp_path("text.json"), sim_tmp_path("first.json"), 1, "text.json");
-    want_error(sim_tmp_path("first.json"), NULL, 2, "usage");
+    char first[PATH_MAX + 64];
+    snprintf(first, sizeof first, "%s", sim_tmp_path("first.json"));
+    static const struct {
+        const char *name, *text, *word;
+    } bad[] = {
+        {"short.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) ", " PT(2, 1e-3) ", " PT(4, 1e-3) ", " PT(4096, 1e-3) ", "
+                       PT(8192, 1e-3) "]}}", "65536 bytes"},
+        {"text.json", "not json\n", "text.json"},
+        {"noring.json", "{\"profile\": null}", "ring"},
+        {"empty.json", "{\"ring\": {\"points\": []}}", "no points"},
+        {"twice.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) ", " PT(1, 2e-3) "]}}", "a size twice"},
+        {"zero.json", "{\"ring\": {\"points\": [" PT(1, 0) "]}}", "time of 0"},
+        {"negative.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) "], \"passes_s\": [[-1e-3]]}}", "time of -0.001"},
+        {"passes.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) ", " PT(2, 1e-3) "], \"passes_s\": [[1e-3]]}}",
+         "passes_s"},
+        {"profile.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) "]}, \"profile\": {\"factors\": [{}]}}", "from_bytes"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        const char *path = put(bad[k].name, bad[k].text);
+        if (k == 0) /* a second calibration without FIRST's 64 KiB step */
+            want_error(first, path, 1, bad[k].word);
+        else /* a FIRST that is not a calibration's ring */
+            want_error(path, first, 1, bad[k].word);
+    }
+    want_error(first, NULL, 2, "usage");
 }
 
 int main(void)

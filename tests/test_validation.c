@@ -86,6 +86,8 @@ static void quick_run(void **state)
     /* (slurp_file's buffer is reused below: the report's checks come first) */
     snprintf(path, sizeof path, "%s/meta", sim_tmp);
     const char *meta = slurp_file(path);
+    if (!strstr(meta, "\nrecheck=no\n"))
+        fail_msg("%s: a quick run without --recheck: want recheck=no in meta", path);
     if (strstr(meta, "mode=netns\n") && !(strstr(meta, "queues=pair\n") && pair_said)) /* the default, 4 ranks */
         fail_msg("a namespace testbed's run: want queues=pair in meta and the report to say it: %s", meta);
     /* overlap.csv: the chunked multiring against the plain one at each of the 3 sizes */
@@ -155,9 +157,10 @@ static void check_rounds(const char *dir, int nrows)
 }
 
 /* recheck.csv in dir: a row per segment of the first calibration's profile (one from 0 B without a profile),
- * the segments in order from 0 B, each over 1 size or more, ratio > 0 and pass_low <= pass_high, moved
- * "yes" exactly when the ratio lies outside them and over 5% from 1 (printed to 3 decimals: 1.050 is no
- * move, 1.051 is); the second calibration kept beside it */
+ * the segments in order from 0 B, each over 1 size or more, ratio > 0, each band low <= high, moved "yes"
+ * exactly when each step lies outside the other's band (ratio outside the first's, 1 outside the second's)
+ * and the ratio is over 5% from 1 (printed to 3 decimals: 1.050 is no move, 1.051 is); the second
+ * calibration kept beside it and meta's recheck=done */
 static void check_recheck(const char *dir)
 {
     char path[PATH_MAX * 2];
@@ -172,14 +175,18 @@ static void check_recheck(const char *dir)
     double from = -1;
     for (int i = 0; i < t.nrows; i++) {
         double f = csv_need(&t, i, "from_bytes"), r = csv_need(&t, i, "ratio"), lo = csv_need(&t, i, "pass_low"),
-               hi = csv_need(&t, i, "pass_high");
-        int moved = !strcmp(csv_str(&t, i, "moved"), "yes");
+               hi = csv_need(&t, i, "pass_high"), slo = csv_need(&t, i, "second_low"), shi = csv_need(&t, i, "second_high");
+        const char *m = csv_str(&t, i, "moved");
+        int apart = r < lo || r > hi || 1 < slo || 1 > shi;
         if ((i == 0 ? f != 0 : f <= from) || !(csv_need(&t, i, "sizes") >= 1) || !(r > 0) || !(lo <= hi) ||
-            moved != ((r < lo || r > hi) && fabs(r - 1) > 0.0505) || (!moved && strcmp(csv_str(&t, i, "moved"), "no")))
+            !(slo <= shi) || strcmp(m, apart && fabs(r - 1) > 0.0505 ? "yes" : "no"))
             fail_msg("%s: row %d is not a segment's recheck", path, i + 1);
         from = f;
     }
     csv_free(&t);
+    snprintf(path, sizeof path, "%s/meta", dir);
+    if (!strstr(slurp_file(path), "\nrecheck=done\n"))
+        fail_msg("%s: want recheck=done", path);
 }
 
 /* The real-cluster path: --hostfile with two "nodes" of this machine (mpiexec -f FILE -ppn 2): the same
@@ -209,7 +216,7 @@ static void hostfile_run(void **state)
     assert_non_null(strstr(report, "| --algo multiring --topo 2x2 | 3 |"));
     /* --recheck: a second calibration, compared per segment of the profile, and the report says which held */
     if (!strstr(report, "## Did the calibration hold?\n") ||
-        !(strstr(report, "\nHeld: no segment moved") || strstr(report, "\n**Moved** at ")))
+        !(strstr(report, "\nHeld: no segment moved.") || strstr(report, "\n**Moved** at ")))
         fail_msg("%s: want the recheck's section and its verdict", path);
     check_recheck(dir);
     snprintf(path, sizeof path, "%s/meta", dir);
