@@ -160,7 +160,7 @@ static void test_recheck_bad_input(void **state)
         {"short.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) ", " PT(2, 1e-3) ", " PT(4, 1e-3) ", " PT(4096, 1e-3) ", "
                        PT(8192, 1e-3) "]}}", "65536 bytes"},
         {"text.json", "not json\n", "text.json"},
-        {"noring.json", "{\"profile\": null}", "ring"},
+        {"noring.json", "{\"profile\": null}", "KeyError: 'ring'"},
         {"empty.json", "{\"ring\": {\"points\": []}}", "no points"},
         {"twice.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) ", " PT(1, 2e-3) "]}}", "a size twice"},
         {"zero.json", "{\"ring\": {\"points\": [" PT(1, 0) "]}}", "time of 0"},

@@ -45,7 +45,7 @@
 # the runs is likely the machine's drift, not the queues.  Rerun on pair queues and installed (2x2
 # 18:26-18:58, 2x2x2 18:58-20:31): 2x2 met the target (chunked against plain 17 of 17 in sign and within
 # 10%; FIFOs 17 of 18, 16); 2x2x2 did not (16 predicted gains, 15 in sign, 12 within 10%) on a
-# calibration disturbed by another job (its ring of exchanges 1.6-2.9 x slower below 16 KiB, the
+# calibration disturbed by another job (its ring of exchanges 1.6-2.9 x slower from 1 B to 16 KiB, the
 # allreduces not): side by side the queues calibrate alike (21:52-23:27, 3 jobs per arm alternated on
 # each shape: median ring step below 4 KiB 58.0 and 58.4 us on 2x2, 145 and 147 on 2x4, 200 and 181 on
 # 2x2x2, FIFO and pair).  2x2x2 rerun on a quiet machine (21:57-23:23): 17 of 17 in sign, 15 within 10%
