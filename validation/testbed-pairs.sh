@@ -41,16 +41,20 @@
 # medians ran 5-14% slower than the FIFO run's, 10 hours apart.  Side by
 # side that slowdown did not show (16:24-16:33, 3 jobs per arm alternated, `-b 256K -e 16M -f 4 -n 5
 # -w 1`, median pair/FIFO per size 256K..16M): plain multiring 1.015, 1.035, 1.028, 0.984;
-# rabenseifner 1.007, 0.999, 0.955, 0.901; ring 1.041, 1.000, 0.997, 0.993.  So the difference between
-# the runs is likely the machine's drift, not the queues.  Rerun on pair queues and installed (2x2
+# rabenseifner 1.007, 0.999, 0.955, 0.901; ring 1.041, 1.000, 0.997, 0.993.  A second side by side
+# with validation/run's own two jobs (2026-12-06 02:54-03:08, `-b 4K -e 1M -f 4 -n 20 -w 5` and `-b 4M
+# -e 16M -f 4 -n 5 -w 2`, 3 jobs per arm alternated) did show it: plain multiring 1.100, 1.081, 1.046,
+# 1.052; 4 chunks 1.049, 1.046, 1.054, 0.997; ring 1.008, 0.980, 0.997, 0.989.  Round robin costs the
+# multirings 5-10% where two flows cross a NIC (cause not measured).  Rerun on pair queues and installed (2x2
 # 18:26-18:58, 2x2x2 18:58-20:31): 2x2 met the target (chunked against plain 17 of 17 in sign and within
 # 10%; FIFOs 17 of 18, 16); 2x2x2 did not (16 predicted gains, 15 in sign, 12 within 10%) on a
 # calibration disturbed by another job (its ring of exchanges 1.6-2.9 x slower from 1 B to 16 KiB, the
 # allreduces not): side by side the queues calibrate alike (21:52-23:27, 3 jobs per arm alternated on
 # each shape: median ring step below 4 KiB 58.0 and 58.4 us on 2x2, 145 and 147 on 2x4, 200 and 181 on
 # 2x2x2, FIFO and pair).  2x2x2 rerun on a quiet machine (21:57-23:23): 17 of 17 in sign, 15 within 10%
-# (FIFOs 17, 16, 16).  Over the three shapes pair queues give 48 of 49 in sign and 45 within 10%
-# (FIFOs 47 of 51, 44); they drop nothing and share a link fairly as the platform's InfiniBand does, so
+# (FIFOs 17, 16, 16); 2x4 (2026-12-06 01:20-02:54) 15 of 16 in sign and within 10% (FIFOs 16, 14,
+# 12), its one-ring multirings 8.0-9.6% fast from 256 KiB (FIFOs 1.7-6.8%: the 5-10% above).  Over the
+# three shapes pair queues give 49 of 50 in sign and 47 within 10% (FIFOs 47 of 51, 44); they drop nothing and share a link fairly as the platform's InfiniBand does, so
 # they are the default up to pairs_max_ranks ranks (validation/README.md).
 #
 # Cost.  Each pair is a u32 filter matched in turn per packet (this kernel has no sfq, fq_codel or drr
