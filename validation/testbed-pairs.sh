@@ -45,7 +45,7 @@
 # with validation/run's own two jobs (2026-12-06 02:54-03:08, `-b 4K -e 1M -f 4 -n 20 -w 5` and `-b 4M
 # -e 16M -f 4 -n 5 -w 2`, 3 jobs per arm alternated) did show it: plain multiring 1.100, 1.081, 1.046,
 # 1.052; 4 chunks 1.049, 1.046, 1.054, 0.997; ring 1.008, 0.980, 0.997, 0.989.  Round robin costs the
-# multirings 5-10% where two flows cross a NIC; 64 frames a turn instead of 2 removed it at 1-4 MiB
+# plain multiring 5-10% (4 chunks 0-5%) where two flows cross a NIC; 64 frames a turn instead of 2 removed it at 1-4 MiB
 # in one side by side (plain multiring x1.008 and x1.005 of FIFO, 2 frames x1.060 and x1.024; 256 KiB
 # x1.06 either way; 03:45-03:54), not yet adopted (validation/README.md).  Rerun on pair queues and installed (2x2
 # 18:26-18:58, 2x2x2 18:58-20:31): 2x2 met the target (chunked against plain 17 of 17 in sign and within
