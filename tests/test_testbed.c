@@ -2,13 +2,15 @@
  *
  * 1. Bad input (unknown command or flag; N, R, K not positive integers or out of range; bad rates;
  *    racks that do not divide the nodes; an uplink rate without racks; bad MTU; queues other than fifo
- *    or pair, and pair beyond 16 ranks; -n beyond the testbed): exit 2, one line naming the value,
+ *    or pair, and pair beyond 16 ranks; a pair's turn outside 1..1024 frames or with fifo; -n beyond the
+ *    testbed): exit 2, one line naming the value,
  *    nothing made.  --help for each command.
  * 2. No testbed: status exits 1 ("no testbed"), exec exits 2 in one line, down exits 0.
  * 3. --loopback: one node of N*R ranks; exec places every rank on lo with UCX over TCP; a 2x2
  *    mring-bench sweep runs with 0 wrong; up again is a no-op with the same parameters and exit 2
  *    with others; down removes it.  Without --queues up asks for pair queues on 4 ranks (up again
- *    with --queues pair is the same testbed, with fifo another) and for fifo on 17.
+ *    with --queues pair is the same testbed, with fifo another; with --pair-turn 2 the same, with 64
+ *    another) and for fifo on 17.
  * 4. Fallback where `ip netns add` fails (a stand-in ip here): up says why in one line and makes the
  *    loopback testbed, exit 0.
  * The rest needs root and network namespaces (skipped with the reason otherwise), and no other
@@ -86,6 +88,11 @@ static void bad_input(void **st)
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues", "--queues"},
         {"up --nodes 17 --ranks-per-node 1 --rate 1gbit --queues pair", "17"}, /* pair: at most 16 ranks */
         {"up --nodes 3 --ranks-per-node 6 --rate 1gbit --queues=pair", "18"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn 0", "'0'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn 1025", "'1025'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn=big", "'big'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues fifo --pair-turn 4", "'4'"}, /* no pairs */
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn", "--pair-turn"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --bogus", "'--bogus'"},
         {"up --nodes", "--nodes"},
         {"down --bogus", "'--bogus'"},
@@ -161,6 +168,9 @@ static void loopback(void **st)
     /* without --queues, up asked for pair queues (the default up to 16 ranks) */
     up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues pair --loopback", 1);
     up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues fifo --loopback", 0);
+    /* ... served 2 frames a turn by default */
+    up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn 2 --loopback", 1);
+    up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn 64 --loopback", 0);
     rc = sh(DEADLINE " validation/testbed exec -n 5 -- true");
     if (rc != 2 || lines(out) != 1 || !strstr(out, "5"))
         fail_msg("exec -n 5 on 4 ranks: want exit 2 and one line, got %d: %s", rc, out);

@@ -2,12 +2,13 @@
  * link (validation/testbed-pairs.sh).
  *
  * 2 nodes x 2 ranks with --queues pair (root and network namespaces; skipped otherwise): status says
- * queues=pair; on every shaped egress exactly the ordered pairs of ranks whose traffic crosses it have a
- * filter (source and destination address) into a class of their own at the priority of data, quantum
- * two frames, with a byte FIFO of 8 MiB under it; the payload-less class and the shared FIFO stay.  A
- * 2x2 mring-bench sweep (0 wrong) sends its data through the pair classes: on every egress they carry
- * at least 64 KiB, and the shared FIFO less than 1% of what they carry.  (The bad values of --queues are
- * among test_testbed's bad input.)
+ * queues=pair, pair_turn=2; on every shaped egress exactly the ordered pairs of ranks whose traffic
+ * crosses it have a filter (source and destination address) into a class of their own at the priority of
+ * data, quantum two frames (2 x (9000 + 216) bytes), with a byte FIFO of 8 MiB under it; the payload-less
+ * class and the shared FIFO stay.  A 2x2 mring-bench sweep (0 wrong) sends its data through the pair
+ * classes: on every egress they carry at least 64 KiB, and the shared FIFO less than 1% of what they
+ * carry.  With --pair-turn 64 --mtu 1500: status says pair_turn=64 and every pair's class has quantum
+ * 64 x (1500 + 216) bytes.  (The bad values of --queues and --pair-turn are among test_testbed's bad input.)
  * No test depends on how fast anything runs.
  */
 #include <setjmp.h>
@@ -47,8 +48,9 @@ static long pair_class(const char *f, int s, int d)
     return flow ? strtol(flow + strlen("flowid 2:"), NULL, 16) : -1;
 }
 
-/* Every pair that crosses E has its own filter, class and 8 MiB FIFO; no other pair has a filter. */
-static void pair_queues_of(const struct egress *e)
+/* Every pair that crosses E has its own filter, class (QUANTUM bytes a turn) and 8 MiB FIFO; no other pair
+ * has a filter. */
+static void pair_queues_of(const struct egress *e, long quantum)
 {
     static char filters[sizeof out];
     if (sh("tc -n %s filter show dev %s parent 2:", e->ns, e->dev) != 0)
@@ -70,10 +72,10 @@ static void pair_queues_of(const struct egress *e)
                 fail_msg("%s in %s: pair %d -> %d crosses it; want a filter into a class 2:10 or above: %s", e->dev,
                          e->ns, s, d, filters);
             char cls[96], fifo[64];
-            snprintf(cls, sizeof cls, "class htb 2:%lx root leaf %lx: prio 1 quantum 18432 ", c, c);
+            snprintf(cls, sizeof cls, "class htb 2:%lx root leaf %lx: prio 1 quantum %ld ", c, c, quantum);
             snprintf(fifo, sizeof fifo, "qdisc bfifo %lx: parent 2:%lx limit 8Mb", c, c);
             if (sh("tc -n %s -d class show dev %s", e->ns, e->dev) != 0 || !strstr(out, cls))
-                fail_msg("%s in %s: want '%s' (data's priority, two frames a turn); got %s", e->dev, e->ns, cls, out);
+                fail_msg("%s in %s: want '%s' (data's priority, the pair's turn); got %s", e->dev, e->ns, cls, out);
             if (sh("tc -n %s qdisc show dev %s", e->ns, e->dev) != 0 || !strstr(out, fifo) ||
                 !strstr(out, "qdisc bfifo 3: parent 2:2"))
                 fail_msg("%s in %s: want '%s' beside the shared FIFO 3:; got %s", e->dev, e->ns, fifo, out);
@@ -106,16 +108,11 @@ static void class_bytes(const struct egress *e, long long *pairs, long long *sha
     }
 }
 
-static void netns_pairs(void **st)
-{
-    (void)st;
-    need_netns("netns pairs");
-    up_netns("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues pair");
-    int rc = sh(DEADLINE " validation/testbed status");
-    if (rc != 0 || !strstr(out, "queues=pair\n"))
-        fail_msg("status: want queues=pair; got %d: %s", rc, out);
+enum { MAX_EGRESS = 2 * NRANKS + 2 * (NRANKS / RPN) };
 
-    struct egress e[2 * NRANKS + 4];
+/* The 2x2 testbed's shaped egresses into E (MAX_EGRESS of them); returns how many */
+static int egresses(struct egress *e)
+{
     int n = 0;
     for (int r = 0; r < NRANKS; r++) { /* rank r's port: mrtb0 (away from it), mrtb-p<r> (towards it) */
         e[n] = (struct egress){.lo = r, .hi = r + 1, .out = 1};
@@ -130,8 +127,22 @@ static void netns_pairs(void **st)
         e[n] = (struct egress){.ns = "mrtb-sw", .lo = node * RPN, .hi = (node + 1) * RPN, .out = 0};
         snprintf(e[n++].dev, sizeof e[0].dev, "mrtb-d%d", node);
     }
+    return n;
+}
+
+static void netns_pairs(void **st)
+{
+    (void)st;
+    need_netns("netns pairs");
+    up_netns("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues pair");
+    int rc = sh(DEADLINE " validation/testbed status");
+    if (rc != 0 || !strstr(out, "queues=pair\n") || !strstr(out, "pair_turn=2\n"))
+        fail_msg("status: want queues=pair, pair_turn=2 (the default); got %d: %s", rc, out);
+
+    struct egress e[MAX_EGRESS];
+    int n = egresses(e);
     for (int i = 0; i < n; i++)
-        pair_queues_of(&e[i]);
+        pair_queues_of(&e[i], 2 * (9000 + 216));
 
     if (!have_mpi()) {
         print_message("netns pairs: no mpiexec or build/bin/mring-bench; MPI job not run\n");
@@ -154,10 +165,27 @@ static void netns_pairs(void **st)
     down_clean();
 }
 
+/* --pair-turn 64 with 1500-byte frames: every pair's class is served 64 x (1500 + 216) bytes a turn */
+static void netns_pair_turn(void **st)
+{
+    (void)st;
+    need_netns("netns pair turn");
+    up_netns("--nodes 2 --ranks-per-node 2 --rate 1gbit --mtu 1500 --pair-turn 64");
+    int rc = sh(DEADLINE " validation/testbed status");
+    if (rc != 0 || !strstr(out, "queues=pair\n") || !strstr(out, "pair_turn=64\n"))
+        fail_msg("status: want queues=pair and pair_turn=64; got %d: %s", rc, out);
+    struct egress e[MAX_EGRESS];
+    int n = egresses(e);
+    for (int i = 0; i < n; i++)
+        pair_queues_of(&e[i], 64 * (1500 + 216));
+    down_clean();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(netns_pairs, down_teardown),
+        cmocka_unit_test_teardown(netns_pair_turn, down_teardown),
     };
     return cmocka_run_group_tests(tests, testbed_group_setup, sim_tmp_teardown);
 }

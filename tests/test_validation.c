@@ -82,14 +82,17 @@ static void quick_run(void **state)
     assert_non_null(strstr(report, "## Software costs found by calibration"));
     if (strstr(report, "## Did the calibration hold?")) /* --quick without --recheck: no second calibration */
         fail_msg("%s: a quick run without --recheck reports a recheck", path);
-    int pair_said = strstr(report, "data queued per pair of ranks on every link, the pairs served round robin;") != NULL;
+    int pair_said = strstr(report, "data queued per pair of ranks on every link, the pairs served round robin, "
+                                   "2 frames a turn;") != NULL;
     /* (slurp_file's buffer is reused below: the report's checks come first) */
     snprintf(path, sizeof path, "%s/meta", sim_tmp);
     const char *meta = slurp_file(path);
     if (!strstr(meta, "\nrecheck=no\n"))
         fail_msg("%s: a quick run without --recheck: want recheck=no in meta", path);
-    if (strstr(meta, "mode=netns\n") && !(strstr(meta, "queues=pair\n") && pair_said)) /* the default, 4 ranks */
-        fail_msg("a namespace testbed's run: want queues=pair in meta and the report to say it: %s", meta);
+    if (strstr(meta, "mode=netns\n") && !(strstr(meta, "queues=pair\n") && strstr(meta, "pair_turn=2\n") && pair_said))
+        fail_msg("a namespace testbed's run: want queues=pair, pair_turn=2 (the defaults, 4 ranks) in meta and the report "
+                 "to say it: %s",
+                 meta);
     /* overlap.csv: the chunked multiring against the plain one at each of the 3 sizes */
     snprintf(path, sizeof path, "%s/overlap.csv", sim_tmp);
     csv_read_ok(slurp_file(path), &t, path);

@@ -12,7 +12,8 @@
 # flows max-min fairly.  So with --queues pair, data on a shaped link waits in one byte FIFO per ordered
 # (source rank, destination rank) pair that can cross the link, each large enough for a connection's
 # whole send buffer (so it does not drop), and htb serves the pairs' FIFOs round robin, two frames at a
-# time (deficit round robin among classes of one priority, quantum 2 frames: the tbf's peak bucket),
+# time (deficit round robin among classes of one priority, quantum 2 frames, the tbf's peak bucket;
+# --pair-turn),
 # after the payload-less segments of class 2:1 and at the rate the tbf above them lets through.
 #
 # Measured (2x4 at 250mbit, 2026-12-05).  Side by side, one job each
@@ -47,7 +48,10 @@
 # 1.052; 4 chunks 1.049, 1.046, 1.054, 0.997; ring 1.008, 0.980, 0.997, 0.989.  Round robin costs the
 # plain multiring 5-10% (4 chunks 0-5%) where two flows cross a NIC; 64 frames a turn instead of 2 removed it at 1-4 MiB
 # in one side by side (plain multiring x1.008 and x1.005 of FIFO, 2 frames x1.060 and x1.024; 256 KiB
-# x1.06 either way; 03:45-03:54), not yet adopted (validation/README.md).  Rerun on pair queues and installed (2x2
+# x1.06 either way; 03:45-03:54), and on 2x2x2 (06:14-06:25) 64 frames made the plain multiring x0.90-0.98
+# of 2 frames at 256 KiB-16 MiB; but a full run on 2x2x2 with 64 frames (04:45-06:11, on a noisier
+# machine: the ring lost too) missed the target by 8 rows (9 of 17 within 10%), so the turn stays 2
+# frames and `up --pair-turn FRAMES` is there to try others (validation/README.md).  Rerun on pair queues and installed (2x2
 # 18:26-18:58, 2x2x2 18:58-20:31): 2x2 met the target (chunked against plain 17 of 17 in sign and within
 # 10%; FIFOs 17 of 18, 16); 2x2x2 did not (16 predicted gains, 15 in sign, 12 within 10%) on a
 # calibration disturbed by another job (its ring of exchanges 1.6-2.9 x slower from 1 B to 16 KiB, the
