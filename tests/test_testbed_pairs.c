@@ -130,19 +130,29 @@ static int egresses(struct egress *e)
     return n;
 }
 
+/* up ARGS (a 2x2 testbed with pair queues, MTU bytes a frame, TURN frames a pair's turn): status says
+ * queues=pair and pair_turn=TURN, and every shaped egress has its pairs' queues (pair_queues_of, with a
+ * quantum of TURN x (MTU + 216) bytes); returns the egresses, into E */
+static int up_pairs(const char *args, int mtu, int turn, struct egress *e)
+{
+    char want[32];
+    up_netns(args);
+    snprintf(want, sizeof want, "pair_turn=%d\n", turn);
+    int rc = sh(DEADLINE " validation/testbed status");
+    if (rc != 0 || !strstr(out, "queues=pair\n") || !strstr(out, want))
+        fail_msg("up %s: status: want queues=pair and %s; got %d: %s", args, want, rc, out);
+    int n = egresses(e);
+    for (int i = 0; i < n; i++)
+        pair_queues_of(&e[i], (long)turn * (mtu + 216));
+    return n;
+}
+
 static void netns_pairs(void **st)
 {
     (void)st;
     need_netns("netns pairs");
-    up_netns("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues pair");
-    int rc = sh(DEADLINE " validation/testbed status");
-    if (rc != 0 || !strstr(out, "queues=pair\n") || !strstr(out, "pair_turn=2\n"))
-        fail_msg("status: want queues=pair, pair_turn=2 (the default); got %d: %s", rc, out);
-
     struct egress e[MAX_EGRESS];
-    int n = egresses(e);
-    for (int i = 0; i < n; i++)
-        pair_queues_of(&e[i], 2 * (9000 + 216));
+    int n = up_pairs("--nodes 2 --ranks-per-node 2 --rate 1gbit --queues pair", 9000, 2, e); /* the defaults */
 
     if (!have_mpi()) {
         print_message("netns pairs: no mpiexec or build/bin/mring-bench; MPI job not run\n");
@@ -170,14 +180,8 @@ static void netns_pair_turn(void **st)
 {
     (void)st;
     need_netns("netns pair turn");
-    up_netns("--nodes 2 --ranks-per-node 2 --rate 1gbit --mtu 1500 --pair-turn 64");
-    int rc = sh(DEADLINE " validation/testbed status");
-    if (rc != 0 || !strstr(out, "queues=pair\n") || !strstr(out, "pair_turn=64\n"))
-        fail_msg("status: want queues=pair and pair_turn=64; got %d: %s", rc, out);
     struct egress e[MAX_EGRESS];
-    int n = egresses(e);
-    for (int i = 0; i < n; i++)
-        pair_queues_of(&e[i], 64 * (1500 + 216));
+    up_pairs("--nodes 2 --ranks-per-node 2 --rate 1gbit --mtu 1500 --pair-turn 64", 1500, 64, e);
     down_clean();
 }
 
