@@ -246,14 +246,16 @@ static void hostfile_run(void **state)
 static void smpi_executor(void **state)
 {
     static char out[1 << 16];
-    char cmd[PATH_MAX * 4 + 512];
+    char cmd[PATH_MAX * 4 + 512], bin[PATH_MAX];
     (void)state;
+    if (!realpath(cli_bin(), bin)) /* the commands below run in sim_tmp */
+        fail_msg("%s: %s", cli_bin(), strerror(errno));
     snprintf(cmd, sizeof cmd,
              "set -e; cd '%s'; '%s' smpi-mring-bench; '%s' platform cluster --nodes 2 --gpus-per-node 2 -o c2.xml; "
              "grep -o '<host id=\"[^\"]*\"' c2.xml | sed 's/.*id=\"//; s/\"$//' > hosts; "
              "smpirun -np 4 -platform c2.xml -hostfile hosts --cfg=smpi/display-timing:no ./smpi-mring-bench "
              "--algo multiring --topo 2x2 --chunks 2 -b 4K -e 64K -f 16 -n 1 -w 0 --format csv 2>&1",
-             sim_tmp, sim_repo_path("validation/smpi-bench"), cli_bin());
+             sim_tmp, sim_repo_path("validation/smpi-bench"), bin);
     int status = cli_shell(cmd, out, sizeof out);
     if (status != 0)
         fail_msg("%s exited with %d: %s", cmd, status, out);
