@@ -8,7 +8,8 @@
  * class and the shared FIFO stay.  A 2x2 mring-bench sweep (0 wrong) sends its data through the pair
  * classes: on every egress they carry at least 64 KiB, and the shared FIFO less than 1% of what they
  * carry.  With --pair-turn 64 --mtu 1500: status says pair_turn=64 and every pair's class has quantum
- * 64 x (1500 + 216) bytes.  (The bad values of --queues and --pair-turn are among test_testbed's bad input.)
+ * 64 x (1500 + 216) bytes.  (The bad values of --queues and --pair-turn are among test_testbed's bad
+ * input.)
  * No test depends on how fast anything runs.
  */
 #include <setjmp.h>
