@@ -5,7 +5,9 @@
  *
  * Launched as `mpiexec -n P mring-calibrate --ranks-per-node R` with ranks placed R per node (rank r
  * on node r / R).  It measures, rank 0 printing the result:
- *   intra  pairs of ranks inside nodes (needs R >= 2),
+ *   intra  pairs of ranks inside nodes (needs R >= 2), and a rank's port by a bulk test: every pair inside
+ *          the nodes exchanging at once, both ways (as a multiring's first dimension loads the ports; a
+ *          ping-pong loads one way at a time),
  *   inter  pairs of nodes of a rack (needs P > R), and with R >= 2 the NIC the ranks of a node share by a
  *          bulk test: every pair of nodes at once, each rank sending one way (a ping-pong measures a share
  *          of the NIC or all of it, as the pairs beside it fall in or out of step),
@@ -23,8 +25,8 @@
  * receives from i - 1, steps back to back: a ring allreduce's steps without the reduction), the slowest
  * rank's mean time per step, in --ring-passes passes over the sweep; LogGP's o is measured on the
  * inter-node pairs and the software profile fitted to the median of the passes per size on the wire line
- * of the level that bounds an allreduce across nodes (inter, else intra; with R >= 2, the inter level's
- * alpha with the NIC's bulk capacity: wire_line), and to each pass alone for the
+ * of the level that bounds an allreduce across nodes (inter, else intra; with R >= 2, the level's alpha
+ * with the bulk capacity of the NIC, or of the ports on one node: wire_line), and to each pass alone for the
  * spread of its factors (fitted twice from one pass each on the same 2x4 testbed, 2026-12-03, the
  * latency factors came out x4.8 and x11.8 below 4 KiB, x1 and x12.6 at 4-64 KiB): where ranks outnumber
  * cores a step waits for its neighbours to be scheduled, which no
@@ -71,14 +73,15 @@ static void help(void)
            "Measure the latency and bandwidth of the levels of a cluster by MPI, ranks placed R per node\n"
            "(rank r on node r / R): inside nodes (R >= 2), between nodes (P > R), between racks\n"
            "(--nodes-per-rack), every pair of a level at once; the time of a step (--pattern), the median\n"
-           "of N steps per size, then over the pairs; with R >= 2 the capacity of the NIC a node's ranks\n"
-           "share (every pair between nodes sending one way at once, bulk; --one-pair: one flow, a pair's\n"
-           "rate).  Fit t(m) = alpha + beta * m per level by least squares weighted 1/t^2 (GSL); time a\n"
-           "ring of exchanges of every rank (steps back to back); measure LogGP's o on the inter-node pairs\n"
-           "and fit the software profile (o, latency and bandwidth factors per size segment: mring's\n"
-           "mring_sw) to the ring's steps on the inter line (with R >= 2 at the NIC's bulk capacity:\n"
-           "inter+nic); and measure the host float32 sum throughput (bytes of result per second, over\n"
-           "64 MiB by default).\n\n"
+           "of N steps per size, then over the pairs; with R >= 2 the capacity of a rank's port inside\n"
+           "its node (every pair inside the nodes exchanging at once, both ways, bulk) and of the NIC a\n"
+           "node's ranks share (every pair between nodes sending one way at once, bulk; --one-pair: one\n"
+           "flow, a pair's rate).  Fit t(m) = alpha + beta * m per level by least squares weighted 1/t^2\n"
+           "(GSL); time a ring of exchanges of every rank (steps back to back); measure LogGP's o on the\n"
+           "inter-node pairs and fit the software profile (o, latency and bandwidth factors per size\n"
+           "segment: mring's mring_sw) to the ring's steps on the inter line (with R >= 2 at the NIC's\n"
+           "bulk capacity: inter+nic; on one node the intra line at the port's: intra+port); and measure\n"
+           "the host float32 sum throughput (bytes of result per second, over 64 MiB by default).\n\n"
            "  --ranks-per-node R   ranks per node (required; divides P)\n"
            "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
            "  --iters N            timed steps per size (default 20)\n"
@@ -263,20 +266,23 @@ static const calib_profile_t *ring_profile(const level_t *l, calib_result_t *r, 
  * inter level's alpha, with the NIC's bulk capacity for bandwidth where its ranks share one (the pairs'
  * ping-pongs measure a share of it, or all of it, depending on whether they stay in step: 19.2 and 30.86
  * MB/s on the 2x4 testbed at 250 Mbit/s under round-robin and FIFO queues, the bulk test 30.7 and 31.11,
- * 2026-12-05); inside the one node, the intra level. */
+ * 2026-12-05); inside the one node, the intra level's alpha with its ports' bulk capacity (the ring's steps
+ * load every port both ways, as the bulk test does). */
 static const level_t *wire_line(const calib_result_t *r, const char **name)
 {
     static level_t wire;
-    double nic_bps = r->nic ? calib_bulk_bps(r->nic, r->nic_flows) : 0;
+    const level_t *line = r->inter ? r->inter : r->intra, *bulk = r->inter ? r->nic : r->port;
+    int flows = r->inter ? r->nic_flows : r->port_flows;
+    double bps = bulk ? calib_bulk_bps(bulk, flows) : 0;
     *name = r->inter ? "inter" : "intra";
-    if (r->inter && r->nic && !(nic_bps > 0))
-        fprintf(stderr, "mring-calibrate: warning: the NIC's bulk test gave no bandwidth (beta %.3g ns/B): the profile "
-                        "scales the inter line\n", r->nic->beta * 1e9);
-    if (!r->inter || !(nic_bps > 0))
-        return r->inter ? r->inter : r->intra;
-    wire = *r->inter;
-    wire.beta = 1 / nic_bps;
-    *name = "inter+nic"; /* the inter level's alpha, the NIC's bandwidth */
+    if (bulk && !(bps > 0))
+        fprintf(stderr, "mring-calibrate: warning: the %s's bulk test gave no bandwidth (beta %.3g ns/B): the profile "
+                        "scales the %s line\n", r->inter ? "NIC" : "port", bulk->beta * 1e9, *name);
+    if (!(bps > 0))
+        return line;
+    wire = *line;
+    wire.beta = 1 / bps;
+    *name = r->inter ? "inter+nic" : "intra+port"; /* the level's alpha, the shared link's bandwidth */
     return &wire;
 }
 
@@ -324,9 +330,12 @@ int main(int argc, char **argv)
     calib_load_t lp = {.P = r.P, .R = r.R, .iters = o.iters, .warmup = o.warmup, .pattern = o.pattern, .minb = o.minb,
                        .maxb = o.maxb, .one_pair = o.one_pair, .rack_nodes = o.rack_nodes,
                        .ring_passes = o.ring_passes};
-    if (r.R >= 2)
+    static level_t port, nic;
+    if (r.R >= 2) {
         calib_measure_level(&lp, me, CALIB_INTRA, &intra);
-    static level_t nic;
+        calib_measure_bulk(&lp, me, CALIB_INTRA, &port, &r.port_flows);
+        r.port = &port;
+    }
     if (r.P > r.R) {
         calib_measure_level(&lp, me, CALIB_INTER, &inter);
         calib_measure_overhead(&lp, me, &r.o_send, &r.o_recv);

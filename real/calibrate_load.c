@@ -160,10 +160,34 @@ static double bulk_step(const calib_load_t *lp, int me, int q, char *buf, int64_
     return me == 0 ? calib_median(t, lp->iters) : 0;
 }
 
-/* The group whose shared link a level's bulk test loads: the sender's node (CALIB_INTER) or rack (CALIB_RACK). */
+/* Steps back to back from a common barrier, every rank at once: each sends m bytes to `right` and receives m
+ * bytes from `left` (-1: this rank sits out), lp->iters steps after lp->warmup.  The point (rank 0): the slowest
+ * rank's mean time per step, min the fastest's; a start out of step with the others costs a step 1 / iters of
+ * it, where a step timed alone from a barrier takes it all. */
+static point_t steps_back_to_back(const calib_load_t *lp, int right, int left, char *buf, int64_t m)
+{
+    double t0 = 0, step, slowest;
+    calib_quiet_barrier();
+    for (int i = -lp->warmup; i < lp->iters && right >= 0; i++) {
+        MPI_Request req[2];
+        if (i == 0)
+            t0 = MPI_Wtime();
+        MPI_Irecv(buf + lp->maxb, (int)m, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req[0]);
+        MPI_Isend(buf, (int)m, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &req[1]);
+        wait_yielding(2, req);
+    }
+    step = right >= 0 ? (MPI_Wtime() - t0) / lp->iters : 0;
+    slowest = quiet_reduce(step, MPI_MAX); /* the two collectives in one order on every rank */
+    return (point_t){.bytes = (double)m, .time = slowest, .min = quiet_reduce(right >= 0 ? step : INFINITY, MPI_MIN)};
+}
+
+/* The group whose shared link a level's bulk test loads: the rank's own port (CALIB_INTRA), the sender's node
+ * (CALIB_INTER) or rack (CALIB_RACK). */
 static int group_of(const calib_load_t *lp, int me, int level)
 {
     int node = me / lp->R;
+    if (level == CALIB_INTRA)
+        return me;
     return level == CALIB_RACK ? node / (lp->rack_nodes ? lp->rack_nodes : lp->P / lp->R) : node;
 }
 
@@ -179,6 +203,10 @@ void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, i
     *l = (level_t){.a = 0, .b = calib_partner(lp, 0, level), .pairs = *flows};
     int64_t m = lp->maxb / 8 > lp->minb ? lp->maxb / 8 : lp->minb;
     for (; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
+        if (level == CALIB_INTRA) { /* exchanges: a port carries one flow each way */
+            l->pt[l->n] = steps_back_to_back(lp, q, q, buf, m);
+            continue;
+        }
         double med = bulk_step(lp, me, q, buf, m, t);
         l->pt[l->n] = (point_t){.bytes = (double)m, .time = med, .min = me == 0 ? t[0] : 0}; /* t sorted */
     }
@@ -199,21 +227,8 @@ void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass)
     for (int k = 0; k < lp->ring_passes; k++) {
         level_t *l = &pass[k];
         *l = (level_t){.a = 0, .b = 1 % lp->P, .pairs = lp->P};
-        for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
-            double t0 = 0;
-            calib_quiet_barrier();
-            for (int i = -lp->warmup; i < lp->iters; i++) {
-                MPI_Request req[2];
-                if (i == 0)
-                    t0 = MPI_Wtime();
-                MPI_Irecv(buf + lp->maxb, (int)m, MPI_BYTE, left, TAG, MPI_COMM_WORLD, &req[0]);
-                MPI_Isend(buf, (int)m, MPI_BYTE, right, TAG, MPI_COMM_WORLD, &req[1]);
-                wait_yielding(2, req);
-            }
-            double step = (MPI_Wtime() - t0) / lp->iters;
-            l->pt[l->n] = (point_t){.bytes = (double)m, .time = quiet_reduce(step, MPI_MAX),
-                                    .min = quiet_reduce(step, MPI_MIN)};
-        }
+        for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++)
+            l->pt[l->n] = steps_back_to_back(lp, right, left, buf, m);
     }
     free(buf);
 }

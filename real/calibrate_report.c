@@ -155,6 +155,8 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
             calib_level_table("rack", r->rack);
         if (r->ring)
             calib_level_table("ring", r->ring);
+        if (r->port)
+            bulk_table("port", "a rank's port inside its node (pairs exchanging, both ways)", r->port, r->port_flows);
         if (r->nic)
             bulk_table("nic", "a node's NIC", r->nic, r->nic_flows);
         if (r->uplink)
@@ -180,6 +182,7 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     json_object_set_new(j, "intra", calib_level_json(r->intra));
     json_object_set_new(j, "inter", calib_level_json(r->inter));
     json_object_set_new(j, "rack", calib_level_json(r->rack));
+    json_object_set_new(j, "port", bulk_json(r->port, r->port_flows));
     json_object_set_new(j, "nic", bulk_json(r->nic, r->nic_flows));
     json_object_set_new(j, "uplink", bulk_json(r->uplink, r->uplink_flows));
     json_t *ring = calib_level_json(r->ring);

@@ -14,18 +14,21 @@
 typedef struct calib_result {
     int P, R, one_pair;
     const level_t *intra, *inter, *rack; /* NULL: not measured */
+    const level_t *port;          /* a rank port's bulk test (2 or more ranks per node), NULL: not measured */
     const level_t *nic;           /* the node NIC's bulk test (2 or more ranks per node), NULL: not measured */
     const level_t *uplink;        /* the rack's bulk test (with rack), NULL: not measured */
     const level_t *ring;          /* the ring of exchanges (the median of its passes), NULL: not measured */
     const level_t *ring_pass;     /* its passes, ring_passes of them */
     int ring_passes;
+    int port_flows;               /* the port test's flows through one rank's port, one direction (1) */
     int nic_flows;                /* the NIC test's flows through one node's NIC, one direction */
     int uplink_flows;             /* the uplink test's flows through one rack's uplink, one direction */
     double reduce, reduce_all;    /* B/s */
     double o_send, o_recv;        /* s; 0: not measured (one node) */
     const calib_profile_t *prof;  /* NULL: none fitted */
     const char *prof_wire;        /* the line its factors scale (the ring's steps are its points): a level's
-                                   * (inter, intra), or inter+nic: the inter level's alpha, the NIC's bandwidth */
+                                   * (inter, intra), or inter+nic: the inter level's alpha, the NIC's bandwidth,
+                                   * or intra+port: the intra level's alpha, the ports' bandwidth */
     double conn_first, conn_second; /* s: the connection probe's two messages (calib_measure_conn); 0: none */
 } calib_result_t;
 
