@@ -51,20 +51,24 @@ int calib_partner(const calib_load_t *lp, int me, int level);
 void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
 
 /*
- * The capacity of the link a level's pairs share (CALIB_INTRA: a rank's port inside its node, which every pair
- * of the node loads both ways at once as a multiring's first dimension does, and which a ping-pong, one way at a
- * time, does not: on the 2x2x2 testbed, 8 ranks on 2 cores behind 1 Gbit/s ports, 2026-12-06, the pairs
- * exchanging 1 MiB at once ran at 81 MB/s each way where their ping-pongs ran at 123; CALIB_INTER: the NIC of a
- * node's ranks, which their concurrent ping-pongs measure a share of or all of as they fall in or out of step;
- * CALIB_RACK: a rack's uplink, which one pair alone cannot fill when the pair's NICs are slower) into l: every
- * pair at once, after a common barrier, the lower rank of each sending one message of m bytes to its partner;
- * a step lasts until the last receiver has its message (the slowest receiver's time), the median of lp->iters
- * after lp->warmup (CALIB_INTRA: both ranks of a pair send m bytes to each other, lp->iters steps back to back
- * after lp->warmup from one barrier, the slowest rank's mean time per step: 8 ranks leave a barrier ms apart
- * on 2 cores, and a step timed alone from it loaded the ports for part of the step only, 100 MB/s where the
- * steps back to back gave 82), over the sizes lp->maxb / 8 (at least lp->minb) .. lp->maxb; fitted on rank 0 (calib_die when it cannot).  *flows (rank 0) = the flows through the
- * link of rank 0's group in one direction (its port: 1; its node's NIC or its rack's uplink: the pairs whose
- * sender is in the node or rack), so the link carries *flows / l->beta bytes per second.  l->pairs = *flows.
+ * The capacity of the link a level's pairs share into l (CALIB_INTRA: a rank's port inside its node, which
+ * every pair of the node loads both ways at once, as a multiring's first dimension does, where a ping-pong
+ * loads it one way at a time; CALIB_INTER: the NIC of a node's ranks, which their concurrent ping-pongs
+ * measure a share of or all of as they fall in or out of step; CALIB_RACK: a rack's uplink, which one pair
+ * alone cannot fill when the pair's NICs are slower).  Every pair at once, over the sizes lp->maxb / 8 (at
+ * least lp->minb) .. lp->maxb:
+ *   CALIB_INTER, CALIB_RACK: after a common barrier the lower rank of each pair sends one message of m bytes
+ *     to its partner; a step lasts until the last receiver has its message (the slowest receiver's time);
+ *     the median of lp->iters steps after lp->warmup;
+ *   CALIB_INTRA: both ranks of a pair send m bytes to each other, lp->iters steps back to back after
+ *     lp->warmup from one barrier; the slowest rank's mean time per step (8 ranks leave a barrier
+ *     milliseconds apart on 2 cores, so a step timed alone from one loads the ports for part of it only).
+ * Fitted on rank 0 (calib_die when it cannot).  *flows (rank 0) = the flows through the link of rank 0's
+ * group in one direction (its port: 1; its node's NIC or its rack's uplink: the pairs whose sender is in the
+ * node or rack), so the link carries *flows / l->beta bytes per second.  l->pairs = *flows.
+ * Measured on the 2x2x2 testbed (8 ranks on 2 cores, 2026-12-06): ports shaped at 1 Gbit/s, which the
+ * pairs' ping-pongs fill (123 MB/s), carried 63, 82 and 124 MB/s each way in three runs of this test, the
+ * cores' limit; at 500 Mbit/s 61.6 and 61.5 MB/s (the rate: 62.5).
  */
 void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows);
 

@@ -2,7 +2,8 @@
  *
  * 1. mring-calibrate under mpiexec on 4 ranks, 2 per node (all local here): the JSON's structure and
  *    sanity (alpha > 0, bandwidth = 1/beta > 0, one point per size, fit_s = alpha + beta * bytes,
- *    residuals finite and consistent, reduction throughput > 0); the NIC's bulk test (2 ranks a node;
+ *    residuals finite and consistent, reduction throughput > 0); the ports' bulk test (pairs of a node
+ *    exchanging: 1 flow each way through a port) and the NIC's (2 ranks a node;
  *    its flows and capacity = flows / beta, the profile's wire line the inter alpha with the NIC's
  *    bandwidth), with racks the rack level and the uplink's bulk test too; the connection probe (two messages to
  *    one peer: the earlier first, conn=pair below a ratio of 0.75, and the profile saying so).
@@ -114,7 +115,7 @@ static void check_passes(const json_t *j, int npasses, int nsizes, const char *c
     }
 }
 
-/* A bulk test's object (nic, uplink) over the top 4 sizes up to 64 KiB: `flows` flows (and pairs) at once,
+/* A bulk test's object (port, nic, uplink) over the top 4 sizes up to 64 KiB: `flows` flows (and pairs) at once,
  * the link's capacity flows / beta. */
 static void check_bulk(const json_t *j, const char *key, int flows, const char *cmd, const char *out)
 {
@@ -127,16 +128,16 @@ static void check_bulk(const json_t *j, const char *key, int flows, const char *
         fail_msg("%s: %s: want %d flows and link_Bps = flows / beta; got:\n%s", cmd, key, flows, out);
 }
 
-/* The profile's wire line where the NIC's bulk test gave a bandwidth: the inter level's alpha less 2 o, and
- * the NIC's bandwidth. */
-static void check_wire_nic(const json_t *j, const char *cmd, const char *out)
+/* The profile's wire line where a bulk test (nic between nodes, port on one node) gave a bandwidth: the level's
+ * alpha (inter, intra) less 2 o, and the bulk test's bandwidth. */
+static void check_wire_bulk(const json_t *j, const char *level, const char *bulk, const char *cmd, const char *out)
 {
     const json_t *prof = json_object_get(j, "profile");
-    double link = num(json_object_get(j, "nic"), "link_Bps", cmd), alpha = num(json_object_get(j, "inter"), "alpha_s", cmd);
+    double link = num(json_object_get(j, bulk), "link_Bps", cmd), alpha = num(json_object_get(j, level), "alpha_s", cmd);
     if (!close_rel(num(prof, "beta_s_per_byte", cmd), 1 / link, 1e-12) ||
         !close_rel(num(prof, "wire_alpha_s", cmd), alpha - 2 * num(prof, "o_s", cmd), 1e-12))
-        fail_msg("%s: want the profile's wire line = the inter alpha less 2 o and 1 / the NIC's link_Bps:\n%s", cmd,
-                 out);
+        fail_msg("%s: want the profile's wire line = the %s alpha less 2 o and 1 / the %s's link_Bps:\n%s", cmd, level,
+                 bulk, out);
 }
 
 /* run mring-calibrate on 4 ranks, 2 per node; 1 when both levels' fits are physical */
@@ -159,6 +160,7 @@ static int calibrate_json_once(void)
     const json_t *prof = json_object_get(j, "profile");
     const char *level = json_string_value(json_object_get(prof, "level")),
                *wire = json_string_value(json_object_get(prof, "wire"));
+    check_bulk(j, "port", 1, r.cmd, r.out);
     check_bulk(j, "nic", 2, r.cmd, r.out);
     int nic = num(json_object_get(j, "nic"), "link_Bps", r.cmd) > 0; /* 0: a fit of noise (shared memory here) */
     if (num(json_object_get(j, "ring"), "pairs", r.cmd) != 4 || !level || strcmp(level, "ring") || !wire ||
@@ -166,7 +168,7 @@ static int calibrate_json_once(void)
         fail_msg("%s: want a ring of 4 ranks and the profile fitted to its steps on the %s line:\n%s", r.cmd,
                  nic ? "inter+nic" : "inter", r.out);
     if (nic)
-        check_wire_nic(j, r.cmd, r.out);
+        check_wire_bulk(j, "inter", "nic", r.cmd, r.out);
     check_connection(j, 65536, r.cmd, r.out);
     check_passes(j, 3, 17, r.cmd, r.out);
     if (num(json_object_get(j, "intra"), "pairs", r.cmd) != 2 || num(json_object_get(j, "inter"), "pairs", r.cmd) != 2 ||
@@ -190,7 +192,8 @@ static void test_calibrate_json(void **state)
             fail_msg("%d runs in a row gave a fit with alpha <= 0 or beta <= 0", ATTEMPTS);
 }
 
-/* one rank per node: no intra level (null); one node: no inter level (structure only: 2 iterations) */
+/* one rank per node: no intra level and no port test (null); one node: no inter level, the ports' bulk test, and
+ * the profile fitted on the intra line at the ports' capacity where it gave one (structure only: 2 iterations) */
 static void test_calibrate_levels_skipped(void **state)
 {
     const char *one_per_node[] = {"mpiexec", "-n", "2", calibrate_bin(1), "--ranks-per-node", "1", "--sizes", "1K:64K",
@@ -202,8 +205,9 @@ static void test_calibrate_levels_skipped(void **state)
     run(one_per_node, NULL, &r);
     want_exit0(&r);
     json_t *j = parse_json(&r);
-    if (!json_is_null(json_object_get(j, "intra")) || !json_is_null(json_object_get(j, "nic")))
-        fail_msg("%s: want \"intra\": null and \"nic\": null (one rank a node shares no NIC):\n%s", r.cmd, r.out);
+    if (!json_is_null(json_object_get(j, "intra")) || !json_is_null(json_object_get(j, "nic")) ||
+        !json_is_null(json_object_get(j, "port")))
+        fail_msg("%s: want \"intra\", \"port\" and \"nic\": null (one rank a node shares no NIC):\n%s", r.cmd, r.out);
     check_level(json_object_get(j, "inter"), 7, 1024, "inter", r.cmd, why, sizeof why);
     json_decref(j);
     cli_free(&r);
@@ -213,6 +217,15 @@ static void test_calibrate_levels_skipped(void **state)
     if (!json_is_null(json_object_get(j, "inter")) || !json_is_null(json_object_get(j, "nic")))
         fail_msg("%s: want \"inter\": null and \"nic\": null:\n%s", r.cmd, r.out);
     check_level(json_object_get(j, "intra"), 7, 1024, "intra", r.cmd, why, sizeof why);
+    check_bulk(j, "port", 1, r.cmd, r.out);
+    int port = num(json_object_get(j, "port"), "link_Bps", r.cmd) > 0; /* 0: a fit of noise (shared memory here) */
+    const json_t *prof = json_object_get(j, "profile"); /* null where the fit failed, which it must say */
+    const char *wire = json_string_value(json_object_get(prof, "wire"));
+    if (json_is_null(prof) ? !strstr(r.err, "no software profile") : !wire || strcmp(wire, port ? "intra+port" : "intra"))
+        fail_msg("%s: want the profile fitted on the %s line (or a warning that none was):\n%s%s", r.cmd,
+                 port ? "intra+port" : "intra", r.out, r.err);
+    if (port && !json_is_null(prof))
+        check_wire_bulk(j, "intra", "port", r.cmd, r.out);
     json_decref(j);
     cli_free(&r);
 }
@@ -235,6 +248,7 @@ static void test_calibrate_bulk(void **state)
         check_level(json_object_get(j, "rack"), 7, 1024, "rack", r.cmd, why, sizeof why);
         check_bulk(j, "uplink", uplink[one], r.cmd, r.out);
         check_bulk(j, "nic", nic[one], r.cmd, r.out);
+        check_bulk(j, "port", 1, r.cmd, r.out); /* one flow each way through rank 0's port, --one-pair or not */
         json_decref(j);
         cli_free(&r);
     }

@@ -5,9 +5,10 @@
  *    between ranks of two nodes exactly --inter, between racks --rack's latency through the narrower
  *    of the NIC and the uplink; --comment lines land in the file; bad input: one stderr line naming
  *    the value, exit 2.
- * 2. validation/calibrate --local: the platform's routes are the fits of its JSON (between nodes the
- *    NIC's bulk capacity, node 0's veth at it with a comment saying so), and calibration-fit reads a
- *    JSON of a build before the NIC's test as nic=0.
+ * 2. validation/calibrate --local: the platform's routes are the fits of its JSON (inside a node the
+ *    ports' bulk capacity, rank 0's port at it, between nodes the NIC's, node 0's veth at it, each with a
+ *    comment saying so), and calibration-fit reads a JSON of a build before the NIC's or the ports' test
+ *    as nic=0 or port=0.
  * The MPI part skips without mpiexec or mring-calibrate (no MPICH or GSL), route checks without SimGrid.
  * Every run has a deadline (the process group is killed past it).
  */
@@ -164,29 +165,30 @@ static void test_platform_testbed_bad(void **state)
 
 /* ---- 2. validation/calibrate --local ---- */
 
-/* The platform routes between nodes at the NIC's bulk capacity (nic_bps, B/s): node 0's veth has that
- * bandwidth (to the 6 digits the script writes) and the comment says where it came from. */
-static void want_nic_link(const char *xml, const char *file, double nic_bps)
+/* The platform routes at a bulk test's capacity (bps, B/s): the link `id` (n0-veth: node 0's NIC; n0-lo0: rank 0's
+ * port) has that bandwidth (to the 6 digits the script writes) and a comment says where it came from. */
+static void want_bulk_link(const char *xml, const char *file, const char *id, const char *comment, double bps)
 {
-    const char *link = xml ? strstr(xml, "<link id=\"n0-veth\" bandwidth=\"") : NULL;
+    char head[64];
+    snprintf(head, sizeof head, "<link id=\"%s\" bandwidth=\"", id);
+    const char *link = xml ? strstr(xml, head) : NULL;
     char *end = NULL;
-    double gbps = link ? strtod(link + strlen("<link id=\"n0-veth\" bandwidth=\""), &end) : 0;
-    if (!link || !end || strncmp(end, "GBps\"", 5) || !close_rel(gbps * 1e9, nic_bps, 1e-5) ||
-        !strstr(xml, "inter-node NIC bandwidth (the route's): measured by validation/calibrate"))
-        fail_msg("%s: want n0-veth at the NIC's bulk capacity %.6g GB/s and a comment saying so", file, nic_bps / 1e9);
+    double gbps = link ? strtod(link + strlen(head), &end) : 0;
+    if (!link || !end || strncmp(end, "GBps\"", 5) || !close_rel(gbps * 1e9, bps, 1e-5) || !strstr(xml, comment))
+        fail_msg("%s: want %s at the bulk test's capacity %.6g GB/s and a comment '%s'", file, id, bps / 1e9, comment);
 }
 
-/* calibration-fit's output for j, with the inter level's beta replaced by inter_beta (s/B; 0: kept) and
- * without "nic" when drop_nic; the caller frees r. */
-static void fit_of(const json_t *j, double inter_beta, int drop_nic, struct cli_result *r)
+/* calibration-fit's output for j, with the beta of `level` replaced by beta (s/B; 0: kept) and without the key
+ * `drop` (NULL: none dropped); the caller frees r. */
+static void fit_of(const json_t *j, const char *level, double beta, const char *drop, struct cli_result *r)
 {
     char file[PATH_MAX + 32];
     snprintf(file, sizeof file, "%s/fit.json", sim_tmp);
     json_t *c = json_deep_copy(j);
-    if (drop_nic)
-        json_object_del(c, "nic");
-    if (inter_beta != 0)
-        json_object_set_new(json_object_get(c, "inter"), "beta_s_per_byte", json_real(inter_beta));
+    if (drop)
+        json_object_del(c, drop);
+    if (beta != 0)
+        json_object_set_new(json_object_get(c, level), "beta_s_per_byte", json_real(beta));
     if (json_dump_file(c, file, 0))
         fail_msg("cannot write %s", file);
     json_decref(c);
@@ -195,26 +197,32 @@ static void fit_of(const json_t *j, double inter_beta, int drop_nic, struct cli_
     want_exit0(r);
 }
 
-/* calibration-fit on the JSON j of a build before the NIC's test (no "nic"): nic=0 and no NIC figures, so
- * validation/calibrate routes at the inter level's own bandwidth, which must then be positive; with the
- * NIC's bulk test (link_Bps > 0) an inter ping-pong fit of negative beta is still usable (its latency). */
-static void want_fit_inter_bw(const json_t *j)
+/* calibration-fit on the JSON j of a build before the bulk test `bulk` (nic, port) of `level` (inter, intra):
+ * bulk=0 and no figures of it, so validation/calibrate routes at the level's own bandwidth, which must then be
+ * positive; with the bulk test (link_Bps > 0) a ping-pong fit of negative beta is still usable (its latency). */
+static void want_fit_bulk_bw(const json_t *j, const char *level, const char *bulk)
 {
     struct cli_result r;
-    fit_of(j, 0, 1, &r);
-    if (!strstr(r.out, "\nnic=0\n") || strstr(r.out, "nic_bw=") || !strstr(r.out, "\ninter=1\n"))
-        fail_msg("%s: want nic=0 and no nic_bw for a JSON without \"nic\":\n%s", r.cmd, r.out);
+    char want[3][64];
+    snprintf(want[0], sizeof want[0], "\n%s=0\n", bulk);
+    snprintf(want[1], sizeof want[1], "%s_bw=", bulk);
+    snprintf(want[2], sizeof want[2], "\n%s=1\n", level);
+    fit_of(j, level, 0, bulk, &r);
+    if (!strstr(r.out, want[0]) || strstr(r.out, want[1]) || !strstr(r.out, want[2]))
+        fail_msg("%s: want %s=0 and no %s_bw for a JSON without \"%s\":\n%s", r.cmd, bulk, bulk, bulk, r.out);
     cli_free(&r);
-    fit_of(j, -1e-9, 1, &r);
-    if (!strstr(r.out, "\ninter_alpha_ok=0\n"))
-        fail_msg("%s: want inter_alpha_ok=0 for beta < 0 without the NIC's test:\n%s", r.cmd, r.out);
+    snprintf(want[0], sizeof want[0], "\n%s_alpha_ok=0\n", level);
+    fit_of(j, level, -1e-9, bulk, &r);
+    if (!strstr(r.out, want[0]))
+        fail_msg("%s: want %s_alpha_ok=0 for beta < 0 without the %s test:\n%s", r.cmd, level, bulk, r.out);
     cli_free(&r);
-    if (!(num(json_object_get(j, "nic"), "link_Bps", "nic") > 0))
+    if (!(num(json_object_get(j, bulk), "link_Bps", bulk) > 0))
         return;
-    int ok = num(json_object_get(j, "inter"), "alpha_s", "inter") >= 0; /* the latency alone decides */
-    fit_of(j, -1e-9, 0, &r);
-    if (!strstr(r.out, ok ? "\ninter_alpha_ok=1\n" : "\ninter_alpha_ok=0\n"))
-        fail_msg("%s: want inter_alpha_ok=%d for beta < 0 with the NIC's bulk bandwidth:\n%s", r.cmd, ok, r.out);
+    int ok = num(json_object_get(j, level), "alpha_s", level) >= 0; /* the latency alone decides */
+    snprintf(want[0], sizeof want[0], "\n%s_alpha_ok=%d\n", level, ok);
+    fit_of(j, level, -1e-9, NULL, &r);
+    if (!strstr(r.out, want[0]))
+        fail_msg("%s: want %s_alpha_ok=%d for beta < 0 with the %s's bulk bandwidth:\n%s", r.cmd, level, ok, bulk, r.out);
     cli_free(&r);
 }
 
@@ -244,18 +252,19 @@ static void test_validation_calibrate_local(void **state)
     json_t *j = json_load_file(json, 0, &e);
     if (!j)
         fail_msg("%s: %s", json, e.text);
-    /* routes: the fitted latency less the software profile's 2 o (the platform's mring_sw carries o), the
-     * fitted bandwidth inside a node, the NIC's bulk capacity between nodes (its 2 ranks share it); between
-     * nodes a rank's own port is crossed too (the larger latency, the smaller bandwidth of the two) */
+    /* routes: the fitted latency less the software profile's 2 o (the platform's mring_sw carries o), the ports'
+     * bulk capacity inside a node (its pairs exchanging at once), the NIC's between nodes (its 2 ranks share it);
+     * between nodes a rank's own port is crossed too (the larger latency, the smaller bandwidth of the two) */
     const json_t *a = json_object_get(j, "intra"), *b = json_object_get(j, "inter"), *p = json_object_get(j, "profile");
-    double o = json_is_object(p) ? num(p, "o_s", json) : 0, bwa = num(a, "bandwidth_Bps", json),
+    double o = json_is_object(p) ? num(p, "o_s", json) : 0, bwa = num(json_object_get(j, "port"), "link_Bps", json),
            bwb = num(json_object_get(j, "nic"), "link_Bps", json);
     snprintf(intra, sizeof intra, "latency %.4g us, bandwidth %.4g GBps", fmax(num(a, "alpha_s", json) - 2 * o, 0) * 1e6,
              bwa / 1e9);
     double la = fmax(num(a, "alpha_s", json) - 2 * o, 0), lb = fmax(num(b, "alpha_s", json) - 2 * o, 0);
     snprintf(inter, sizeof inter, "latency %.4g us, bandwidth %.4g GBps", fmax(la, lb) * 1e6, fmin(bwa, bwb) / 1e9);
     int has_profile = json_is_object(p);
-    want_fit_inter_bw(j);
+    want_fit_bulk_bw(j, "inter", "nic");
+    want_fit_bulk_bw(j, "intra", "port");
     json_decref(j);
     want_route(out, "0", "1", intra);
     want_route(out, "0", "2", inter);
@@ -266,7 +275,8 @@ static void test_validation_calibrate_local(void **state)
         close(fd);
     if (has_profile && (!xml || !strstr(xml, "the median per size of 5 passes over the sweep")))
         fail_msg("%s: want the profile's comment to name the median of the ring's 5 passes", out);
-    want_nic_link(xml, out, bwb);
+    want_bulk_link(xml, out, "n0-veth", "inter-node NIC bandwidth (the route's): measured by validation/calibrate", bwb);
+    want_bulk_link(xml, out, "n0-lo0", "intra-node port bandwidth (the route's): measured by validation/calibrate", bwa);
     free(xml);
 }
 

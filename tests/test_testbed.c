@@ -93,6 +93,7 @@ static void bad_input(void **st)
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn=big", "'big'"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues fifo --pair-turn 4", "'4'"}, /* no pairs */
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn", "--pair-turn"},
+        {"up --nodes 9 --ranks-per-node 2 --rate 1gbit --pair-turn 4", "at most 16 ranks, not 18"}, /* fifo default */
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --bogus", "'--bogus'"},
         {"up --nodes", "--nodes"},
         {"down --bogus", "'--bogus'"},
