@@ -68,7 +68,7 @@ void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
  * node or rack), so the link carries *flows / l->beta bytes per second.  l->pairs = *flows.
  * Measured on the 2x2x2 testbed (8 ranks on 2 cores, 2026-12-06): ports shaped at 1 Gbit/s, which the
  * pairs' ping-pongs fill (123 MB/s), carried 63, 82 and 124 MB/s each way in three runs of this test, the
- * cores' limit; at 500 Mbit/s 61.6 and 61.5 MB/s (the rate: 62.5).
+ * cores' limit; at 500 Mbit/s 61.6, 61.5 and 63.1 MB/s (the rate: 62.5).
  */
 void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows);
 
