@@ -135,10 +135,14 @@ static double quiet_reduce(double v, MPI_Op op)
     return r;
 }
 
-/* One bulk step per iteration of every pair at once (calib_measure_bulk), into t[0..lp->iters-1] on rank 0:
- * the slowest receiver's time from its barrier exit to its message's arrival.  Returns their median. */
-static double bulk_step(const calib_load_t *lp, int me, int q, char *buf, int64_t bytes, double *t)
+/* One bulk step per iteration of every pair at once (calib_measure_bulk), m bytes from the lower rank of each
+ * pair to the higher.  The point (rank 0): the median over lp->iters of the slowest receiver's time from its
+ * barrier exit to its message's arrival, min the fastest of those iterations. */
+static point_t bulk_step(const calib_load_t *lp, int me, int q, char *buf, int64_t m)
 {
+    double *t = malloc((size_t)lp->iters * sizeof *t);
+    if (!t)
+        calib_die("out of memory (step times)");
     for (int i = -lp->warmup; i < lp->iters; i++) {
         MPI_Request req;
         double mine = 0;
@@ -146,9 +150,9 @@ static double bulk_step(const calib_load_t *lp, int me, int q, char *buf, int64_
         double t0 = MPI_Wtime();
         if (q >= 0) {
             if (me < q)
-                MPI_Isend(buf, (int)bytes, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req);
+                MPI_Isend(buf, (int)m, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req);
             else
-                MPI_Irecv(buf + lp->maxb, (int)bytes, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req);
+                MPI_Irecv(buf + lp->maxb, (int)m, MPI_BYTE, q, TAG, MPI_COMM_WORLD, &req);
             wait_yielding(1, &req);
             if (me > q)
                 mine = MPI_Wtime() - t0;
@@ -157,7 +161,13 @@ static double bulk_step(const calib_load_t *lp, int me, int q, char *buf, int64_
         if (i >= 0)
             t[i] = slowest;
     }
-    return me == 0 ? calib_median(t, lp->iters) : 0;
+    point_t p = {.bytes = (double)m};
+    if (me == 0) {
+        p.time = calib_median(t, lp->iters); /* sorts t */
+        p.min = t[0];
+    }
+    free(t);
+    return p;
 }
 
 /* Steps back to back from a common barrier, every rank at once: each sends m bytes to `right` and receives m
@@ -194,24 +204,16 @@ static int group_of(const calib_load_t *lp, int me, int level)
 void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows)
 {
     char *buf = calloc(2, (size_t)lp->maxb), err[256], msg[320];
-    double *t = malloc((size_t)lp->iters * sizeof *t);
     int q = calib_partner(lp, me, level), mine = q >= 0 && me < q && group_of(lp, me, level) == group_of(lp, 0, level);
-    if (!buf || !t)
+    if (!buf)
         calib_die("out of memory (message buffer)");
     *flows = 0;
     MPI_Reduce(&mine, flows, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     *l = (level_t){.a = 0, .b = calib_partner(lp, 0, level), .pairs = *flows};
     int64_t m = lp->maxb / 8 > lp->minb ? lp->maxb / 8 : lp->minb;
-    for (; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
-        if (level == CALIB_INTRA) { /* exchanges: a port carries one flow each way */
-            l->pt[l->n] = steps_back_to_back(lp, q, q, buf, m);
-            continue;
-        }
-        double med = bulk_step(lp, me, q, buf, m, t);
-        l->pt[l->n] = (point_t){.bytes = (double)m, .time = med, .min = me == 0 ? t[0] : 0}; /* t sorted */
-    }
+    for (; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) /* a port: exchanges, one flow each way */
+        l->pt[l->n] = level == CALIB_INTRA ? steps_back_to_back(lp, q, q, buf, m) : bulk_step(lp, me, q, buf, m);
     free(buf);
-    free(t);
     if (me == 0 && calib_fit_level(l, err, sizeof err)) {
         snprintf(msg, sizeof msg, "bulk test of ranks %d and %d and the pairs beside them: %s", l->a, l->b, err);
         calib_die(msg);

@@ -197,12 +197,13 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
                             : json_null());
     json_object_set_new(j, "o_send_s", json_real(r->o_send));
     json_object_set_new(j, "o_recv_s", json_real(r->o_recv));
+    json_t *p = json_null(); /* null: no profile could be fitted (mring-calibrate warned why) */
     if (r->prof) {
-        json_t *p = calib_profile_json(r->prof);
+        p = calib_profile_json(r->prof);
         json_object_set_new(p, "level", json_string("ring"));
         json_object_set_new(p, "wire", json_string(r->prof_wire));
-        json_object_set_new(j, "profile", p);
     }
+    json_object_set_new(j, "profile", p);
     json_object_set_new(j, "reduce_Bps", json_real(r->reduce));
     json_object_set_new(j, "reduce_all_Bps", json_real(r->reduce_all));
     json_object_set_new(j, "reduce_bytes", json_integer((json_int_t)reduce_bytes));

@@ -46,14 +46,19 @@ static inline void want_exit0(const struct cli_result *r)
                  r->out, r->err);
 }
 
-/* exit 2 and exactly one stderr line holding `word` */
-static inline void want_usage_error(const struct cli_result *r, const char *word)
+/* a refusal: exit `status`, exactly one stderr line holding `word`, nothing on stdout */
+static inline void want_refusal(const struct cli_result *r, int status, const char *word)
 {
     char how[64];
-    const char *nl = strchr(r->err, '\n');
-    if (!r->exited || r->status != 2 || !nl || nl[1] || !strstr(r->err, word))
-        fail_msg("%s: want exit 2 and one stderr line naming '%s'; got %s, stderr:\n%s", r->cmd, word,
-                 cli_how(r, how, sizeof how), r->err);
+    if (!r->exited || r->status != status || !cli_one_line(r->err) || !strstr(r->err, word) || r->out[0])
+        fail_msg("%s: want exit %d, no stdout and one stderr line naming '%s'; got %s, stdout:\n%.2000s\nstderr:\n%s",
+                 r->cmd, status, word, cli_how(r, how, sizeof how), r->out, r->err);
+}
+
+/* bad input: want_refusal with exit 2 */
+static inline void want_usage_error(const struct cli_result *r, const char *word)
+{
+    want_refusal(r, 2, word);
 }
 
 static inline json_t *parse_json(const struct cli_result *r)

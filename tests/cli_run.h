@@ -109,6 +109,13 @@ static inline void cli_free(struct cli_result *r)
     r->out = r->err = NULL;
 }
 
+/* 1 when s is exactly one line ending in '\n' (how a refusal is written), else 0 */
+static inline int cli_one_line(const char *s)
+{
+    const char *nl = strchr(s, '\n');
+    return nl && !nl[1];
+}
+
 /* "exit N" or "killed by signal N", for messages */
 static inline const char *cli_how(const struct cli_result *r, char *buf, size_t size)
 {

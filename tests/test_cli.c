@@ -171,10 +171,9 @@ static void test_bad_input(void **state)
     size_t w = 0;
     if (cli_run(c->args, &r) != 0)
         fail_msg("case %s: could not run %s (%s)", c->name, r.cmd, cli_bin());
-    const char *nl = strchr(r.err, '\n');
     if (!r.exited || r.status != 2)
         w += (size_t)snprintf(why + w, sizeof why - w, " want exit 2, got %s;", cli_how(&r, how, sizeof how));
-    if (r.err_len == 0 || !nl || nl != r.err + r.err_len - 1)
+    if (!cli_one_line(r.err))
         w += (size_t)snprintf(why + w, sizeof why - w, " want exactly one stderr line ending in '\\n';");
     if (w < sizeof why && !contains_any(r.err, c->bad))
         w += (size_t)snprintf(why + w, sizeof why - w, " stderr does not name '%s';", c->bad);

@@ -235,8 +235,7 @@ static void bench_bad(const char *const *args, const char *w1, const char *w2)
     struct cli_result r;
     char how[64];
     double secs = mpi_launch(4, "bin/mring-bench", args, BENCH_LIMIT_S, &r);
-    char *nl = strchr(r.err, '\n');
-    if (!r.exited || r.status == 0 || secs > PROMPT_S || !nl || nl[1] || !strstr(r.err, w1) || (w2 && !has_number(r.err, w2)))
+    if (!r.exited || r.status == 0 || secs > PROMPT_S || !cli_one_line(r.err) || !strstr(r.err, w1) || (w2 && !has_number(r.err, w2)))
         fail_msg("%s: want a non-zero exit within %d s and one stderr line naming %s%s%s; got %s after %.1f s, "
                  "stderr:\n%s", r.cmd, PROMPT_S, w1, w2 ? " and " : "", w2 ? w2 : "", cli_how(&r, how, sizeof how),
                  secs, r.err);
