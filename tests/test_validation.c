@@ -84,6 +84,7 @@ static void quick_run(void **state)
         fail_msg("%s: a quick run without --recheck reports a recheck", path);
     int pair_said = strstr(report, "data queued per pair of ranks on every link, the pairs served round robin, "
                                    "2 frames a turn;") != NULL;
+    assert_non_null(strstr(report, "## Did the machine stop?"));
     /* (slurp_file's buffer is reused below: the report's checks come first) */
     snprintf(path, sizeof path, "%s/meta", sim_tmp);
     const char *meta = slurp_file(path);
@@ -93,6 +94,24 @@ static void quick_run(void **state)
         fail_msg("a namespace testbed's run: want queues=pair, pair_turn=2 (the defaults, 4 ranks) in meta and the report "
                  "to say it: %s",
                  meta);
+    int watched = strstr(meta, "\nwitness=cyclictest\n") != NULL; /* CI installs rt-tests and runs as root */
+    if (!watched && !strstr(meta, "\nwitness=none\n"))
+        fail_msg("%s: want witness=cyclictest or witness=none", path);
+    /* freezes.csv: the witness's row for the calibration, then one per job: 4 configurations x (small, large) */
+    snprintf(path, sizeof path, "%s/freezes.csv", sim_tmp);
+    csv_read_ok(slurp_file(path), &t, path);
+    assert_int_equal(t.nrows, 9);
+    assert_string_equal(csv_str(&t, 0, "step"), "calibration");
+    for (int i = 1; i < t.nrows; i++) {
+        assert_string_equal(csv_str(&t, i, "step"), "measure");
+        assert_string_equal(csv_str(&t, i, "round"), "1");
+        assert_string_equal(csv_str(&t, i, "sizes"), i % 2 ? "-b 64K -e 512K -f 8" : "-b 4M -e 4M");
+    }
+    for (int i = 0; watched && i < t.nrows; i++)
+        if (!(csv_need_int(&t, i, "late_wakeups") >= 0 && csv_need(&t, i, "max_late_ms") >= 0))
+            fail_msg("freezes.csv: row %d has a negative late wake-ups count or latest wake-up", i + 2);
+    assert_string_equal(csv_str(&t, 1, "config"), csv_str(&t, 2, "config"));
+    csv_free(&t);
     /* overlap.csv: the chunked multiring against the plain one at each of the 3 sizes */
     snprintf(path, sizeof path, "%s/overlap.csv", sim_tmp);
     csv_read_ok(slurp_file(path), &t, path);
