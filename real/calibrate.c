@@ -43,9 +43,11 @@
 #include "args.h"
 #include "calibrate_load.h"
 #include "calibrate_report.h"
+#include "calibrate_stops.h"
 #include "dtype.h"
 #include "units.h"
 
+#include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -54,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_BYTES (1LL << 30)            /* largest message of a sweep */
 #define REDUCE_BYTES ((int64_t)64 << 20) /* default buffer of the reduction throughput: 64 MiB of float32 */
@@ -67,7 +70,7 @@ static void help(void)
 {
     printf("usage: mpiexec -n P mring-calibrate --ranks-per-node R [--sizes MIN:MAX] [--iters N] [--warmup N]\n"
            "                                    [--reduce-bytes B] [--nodes-per-rack Q] [--one-pair]\n"
-           "                                    [--pattern exchange|pingpong]\n"
+           "                                    [--pattern exchange|pingpong] [--stops FILE]\n"
            "                                    [--format table|json]\n"
            "       mring-calibrate --fit-only [--o TIME [--wire LAT:BW]] [--format table|json] < PAIRS\n\n"
            "Measure the latency and bandwidth of the levels of a cluster by MPI, ranks placed R per node\n"
@@ -89,6 +92,10 @@ static void help(void)
            "  --ring-passes N      passes of the ring of exchanges over the sweep, one after the other (default\n"
            "                       5, at most 16): the profile is fitted to their median per size, and to each\n"
            "                       pass alone for the spread of its factors\n"
+           "  --stops FILE         when the machine stopped (a CSV with columns from_s and to_s, seconds since\n"
+           "                       the epoch: mring-witness's output, read after the ring's passes): a pass's\n"
+           "                       size a stop overlapped is left out of that size's median (all kept when\n"
+           "                       every pass's was); the JSON's passes_stopped says which\n"
            "  --pattern P          a step: pingpong (default: half a round trip) or exchange (the pair sends\n"
            "                       m bytes each way at once, step after step)\n"
            "  --format F           table (default) or json\n"
@@ -97,7 +104,8 @@ static void help(void)
            "                       uplink's capacity: every pair across it sending one way at once (bulk)\n"
            "  --one-pair           only rank 0's pair of each level measures, the others wait (default: every\n"
            "                       pair at once, as an allreduce loads the machine)\n"
-           "  --fit-only           no MPI: read 'bytes seconds' lines from stdin (# comments), print their fit;\n"
+           "  --fit-only           no MPI: read 'bytes seconds [stopped]' lines from stdin (# comments), print\n"
+           "                       their fit ('stopped': a stop overlapped the point, as --stops marks it);\n"
            "                       a size no larger than the line before's starts a new pass over the same\n"
            "                       sizes (the median per size is fitted, each pass alone for the spread)\n"
            "  --o TIME             with --fit-only: also fit the software profile for this o (per message end)\n"
@@ -109,6 +117,7 @@ static void help(void)
 
 typedef struct opts {
     int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes, pattern, ring_passes;
+    const char *stops;    /* --stops: the witness's CSV, NULL unset */
     double fit_o;         /* --fit-only --o: s per message end, < 0 unset */
     level_t *wire;        /* --fit-only --wire: its alpha and beta, NULL unset */
     int64_t minb, maxb;   /* B */
@@ -116,7 +125,7 @@ typedef struct opts {
 } opts_t;
 
 enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE, OPT_ONE_PAIR,
-       OPT_O, OPT_RACK, OPT_PATTERN, OPT_WIRE, OPT_RING_PASSES };
+       OPT_O, OPT_RACK, OPT_PATTERN, OPT_WIRE, OPT_RING_PASSES, OPT_STOPS };
 
 static void parse_sizes(const char *s, opts_t *o)
 {
@@ -153,7 +162,7 @@ static void parse(int argc, char **argv, opts_t *o)
         {"reduce-bytes", required_argument, 0, OPT_REDUCE}, {"one-pair", no_argument, 0, OPT_ONE_PAIR},
         {"o", required_argument, 0, OPT_O},                {"nodes-per-rack", required_argument, 0, OPT_RACK},
         {"pattern", required_argument, 0, OPT_PATTERN},     {"wire", required_argument, 0, OPT_WIRE},
-        {"ring-passes", required_argument, 0, OPT_RING_PASSES},
+        {"ring-passes", required_argument, 0, OPT_RING_PASSES}, {"stops", required_argument, 0, OPT_STOPS},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt;
@@ -180,6 +189,11 @@ static void parse(int argc, char **argv, opts_t *o)
             break;
         case OPT_RACK: o->rack_nodes = cli_int(NULL, "--nodes-per-rack", optarg, 1, 1 << 20); break;
         case OPT_WIRE: parse_wire(optarg, o); break;
+        case OPT_STOPS: /* rank 0 reads it; every rank refuses it alike */
+            if (access(optarg, R_OK))
+                cli_usage_error(NULL, "--stops '%s': %s", optarg, strerror(errno));
+            o->stops = optarg;
+            break;
         case OPT_O:
             if (mring_parse_time(optarg, &o->fit_o) || !(o->fit_o < 1))
                 cli_usage_error(NULL, "--o '%s' is not valid; expected a time like 10us", optarg);
@@ -201,6 +215,8 @@ static void parse(int argc, char **argv, opts_t *o)
         cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
     if (o->wire && !(o->fit_only && o->fit_o >= 0))
         cli_usage_error(NULL, "--wire is for --fit-only with --o (the profile's wire line)");
+    if (o->stops && o->fit_only)
+        cli_usage_error(NULL, "--stops is for a measurement, not --fit-only");
 }
 
 /* ---- measurements (MPI) ---- */
@@ -355,6 +371,8 @@ int main(int argc, char **argv)
     char err[256], msg[320];
     if (r.P >= 2) {
         calib_measure_ring(&lp, me, ring_pass);
+        if (rank0 && o.stops && (r.ring_stopped = calib_mark_stopped(o.stops, ring_pass, lp.ring_passes, err, sizeof err)) < 0)
+            calib_die(err);
         if (rank0 && (calib_median_level(ring_pass, lp.ring_passes, &ring, err, sizeof err) ||
                       calib_fit_level(&ring, err, sizeof err))) {
             snprintf(msg, sizeof msg, "the ring of %d ranks: %s", r.P, err);

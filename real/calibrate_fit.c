@@ -213,12 +213,15 @@ int calib_median_level(const level_t *pass, int n, level_t *med, char *err, size
                 return -1;
             }
     for (int i = 0; i < med->n; i++) {
+        int m = 0, all;
         med->pt[i] = (point_t){.bytes = pass[0].pt[i].bytes, .min = pass[0].pt[i].min};
-        for (int k = 0; k < n; k++) {
-            t[k] = pass[k].pt[i].time;
+        for (int k = 0; k < n; k++)
             med->pt[i].min = fmin(med->pt[i].min, pass[k].pt[i].min);
-        }
-        med->pt[i].time = calib_median(t, n);
+        for (all = 0; all < 2 && m == 0; all++) /* the passes no stop overlapped; all of them when none is left */
+            for (int k = 0; k < n; k++)
+                if (all || !pass[k].pt[i].stopped)
+                    t[m++] = pass[k].pt[i].time;
+        med->pt[i].time = calib_median(t, m);
     }
     return 0;
 }

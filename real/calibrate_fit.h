@@ -19,6 +19,8 @@ extern const char calib_fit_name[];
 
 typedef struct point {
     double bytes, time, fit, min; /* B, s (measured: median), s (alpha + beta * bytes), s (fastest) */
+    double from_s, to_s;          /* a ring pass's point: when rank 0 measured it (s since the epoch), else 0 */
+    int stopped;                  /* a ring pass's point a stop of the machine overlapped (calib_mark_stopped) */
 } point_t;
 
 typedef struct level {
@@ -44,8 +46,9 @@ double calib_median(double *v, int n);
  * The level of n passes over one sweep (1 <= n <= CALIB_MAX_PASSES, every pass of the same sizes) into
  * med, not fitted: per size the median of the passes' times and the least of their min; a, b and pairs
  * the first pass's.  A pass is measured minutes apart from the next, so a slow spell of the machine
- * (a scheduler, another job) moves one pass, not the median.  Returns 0, or -1 with a one-line reason
- * in err (n out of range, passes of different sizes).
+ * (a scheduler, another job) moves one pass, not the median.  Points marked stopped (a stop of the
+ * machine overlapped them: calib_mark_stopped) are left out of a size's median unless every pass's is.
+ * Returns 0, or -1 with a one-line reason in err (n out of range, passes of different sizes).
  */
 int calib_median_level(const level_t *pass, int n, level_t *med, char *err, size_t errlen);
 

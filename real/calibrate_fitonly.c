@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Read "bytes seconds" lines (blank lines and # comments skipped) into pass[]: a size no larger than the
- * line before's starts the next pass.  Returns the passes (1 when there is no line: an empty pass).
+/* Read "bytes seconds [stopped]" lines (blank lines and # comments skipped) into pass[]: a size no larger
+ * than the line before's starts the next pass; "stopped" marks a point a stop of the machine overlapped
+ * (left out of its size's median unless every pass's is: calib_median_level; a calibration JSON's
+ * passes_stopped).  Returns the passes (1 when there is no line: an empty pass).
  * Exits 2 on a bad line or past CALIB_MAX_PASSES passes or MAX_POINTS pairs in one. */
 static int read_passes(level_t *pass)
 {
@@ -16,14 +18,15 @@ static int read_passes(level_t *pass)
     level_t *l = &pass[0];
     *l = (level_t){.a = -1, .b = -1};
     while (fgets(line, sizeof line, stdin)) {
-        char *s = line + strspn(line, " \t"), extra[2];
+        char *s = line + strspn(line, " \t"), extra[2], word[16];
         double m, t;
+        int nf;
         lineno++;
         s[strcspn(s, "#\r\n")] = '\0';
         if (!*s)
             continue;
-        if (sscanf(s, "%lf %lf %1s", &m, &t, extra) != 2)
-            cli_usage_error(NULL, "stdin line %d '%s' is not valid; expected 'bytes seconds'", lineno, s);
+        if ((nf = sscanf(s, "%lf %lf %15s %1s", &m, &t, word, extra)) < 2 || nf > 3 || (nf == 3 && strcmp(word, "stopped")))
+            cli_usage_error(NULL, "stdin line %d '%s' is not valid; expected 'bytes seconds [stopped]'", lineno, s);
         if (l->n > 0 && m <= l->pt[l->n - 1].bytes) {
             if (n == CALIB_MAX_PASSES)
                 cli_usage_error(NULL, "stdin line %d: more than %d passes (a size no larger than the one before "
@@ -33,7 +36,7 @@ static int read_passes(level_t *pass)
         }
         if (l->n == MAX_POINTS)
             cli_usage_error(NULL, "stdin line %d: more than %d pairs in one pass", lineno, MAX_POINTS);
-        l->pt[l->n++] = (point_t){m, t, 0, t};
+        l->pt[l->n++] = (point_t){.bytes = m, .time = t, .min = t, .stopped = nf == 3};
     }
     return n;
 }

@@ -220,6 +220,13 @@ void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, i
     }
 }
 
+static double wall_s(void) /* seconds since the epoch: the clock mring-witness stamps stops with */
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass)
 {
     char *buf = calloc(2, (size_t)lp->maxb); /* what is sent, then what is received */
@@ -229,8 +236,12 @@ void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass)
     for (int k = 0; k < lp->ring_passes; k++) {
         level_t *l = &pass[k];
         *l = (level_t){.a = 0, .b = 1 % lp->P, .pairs = lp->P};
-        for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++)
+        for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
+            double from = wall_s();
             l->pt[l->n] = steps_back_to_back(lp, right, left, buf, m);
+            l->pt[l->n].from_s = from;
+            l->pt[l->n].to_s = wall_s();
+        }
     }
     free(buf);
 }

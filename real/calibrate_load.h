@@ -79,7 +79,8 @@ void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, i
  * scheduled (on a machine with more ranks than cores, far longer than a ping-pong).  A point is the
  * slowest rank's mean time per step (min: the fastest rank's), over the sweep; the passes go over the
  * whole sweep one after the other, so a slow spell of the machine falls on one pass of a size, not all
- * (calib_median_level).  Not fitted.  l->pairs = P.
+ * (calib_median_level).  Not fitted.  l->pairs = P.  Each point's from_s and to_s: when this rank measured
+ * it (CLOCK_REALTIME, from before the barrier to after the reductions), for calib_mark_stopped.
  */
 void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass);
 

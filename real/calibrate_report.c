@@ -36,6 +36,18 @@ json_t *calib_level_json(const level_t *l)
     return o;
 }
 
+json_t *calib_passes_stopped_json(const level_t *pass, int n)
+{
+    json_t *a = json_array();
+    for (int k = 0; k < n; k++) {
+        json_t *t = json_array();
+        for (int i = 0; i < pass[k].n; i++)
+            json_array_append_new(t, json_boolean(pass[k].pt[i].stopped));
+        json_array_append_new(a, t);
+    }
+    return a;
+}
+
 json_t *calib_passes_json(const level_t *pass, int n)
 {
     json_t *a = json_array();
@@ -146,9 +158,10 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     lib[strcspn(lib, "\n")] = '\0';
     if (!json) {
         printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d %s steps after %d;\n"
-               "# the ring: the median of %d passes; fit %s; %s\n", r->P, r->R, (long long)lp->minb,
-               (long long)lp->maxb, lp->iters, lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", lp->warmup,
-               lp->ring_passes, calib_fit_name, lib);
+               "# the ring: the median of %d passes (%d points of them left out: a stop overlapped them); fit %s; %s\n",
+               r->P, r->R, (long long)lp->minb, (long long)lp->maxb, lp->iters,
+               lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", lp->warmup, lp->ring_passes, r->ring_stopped,
+               calib_fit_name, lib);
         calib_level_table("intra", r->intra);
         calib_level_table("inter", r->inter);
         if (r->rack)
@@ -188,6 +201,8 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     json_t *ring = calib_level_json(r->ring);
     if (r->ring)
         json_object_set_new(ring, "passes_s", calib_passes_json(r->ring_pass, r->ring_passes));
+    if (r->ring)
+        json_object_set_new(ring, "passes_stopped", calib_passes_stopped_json(r->ring_pass, r->ring_passes));
     json_object_set_new(j, "ring", ring);
     json_object_set_new(j, "connection",
                         r->conn_second > 0

@@ -20,6 +20,7 @@ typedef struct calib_result {
     const level_t *ring;          /* the ring of exchanges (the median of its passes), NULL: not measured */
     const level_t *ring_pass;     /* its passes, ring_passes of them */
     int ring_passes;
+    int ring_stopped;             /* --stops: points of its passes a stop overlapped (left out of the medians) */
     int port_flows;               /* the port test's flows through one rank's port, one direction (1) */
     int nic_flows;                /* the NIC test's flows through one node's NIC, one direction */
     int uplink_flows;             /* the uplink test's flows through one rack's uplink, one direction */
@@ -47,6 +48,8 @@ double calib_bulk_bps(const level_t *l, int flows);
 json_t *calib_level_json(const level_t *l);
 /* The times of n passes over one sweep as JSON: one array of seconds per pass, in the sweep's order. */
 json_t *calib_passes_json(const level_t *pass, int n);
+/* Likewise whether a stop of the machine overlapped each (point_t's stopped: mring-calibrate --stops). */
+json_t *calib_passes_stopped_json(const level_t *pass, int n);
 /* A level as table lines on stdout, headed by its name. */
 void calib_level_table(const char *name, const level_t *l);
 /* A fitted software profile as JSON: its text form (the platform's mring_sw), o, the wire line it scales,

@@ -81,21 +81,26 @@ static void check_connection(const json_t *j, double maxb, const char *cmd, cons
 }
 
 /* The ring's passes (passes_s: npasses arrays of nsizes times) and its points their median per size (the
- * middle one of an odd count, exactly); the profile fitted to each pass too: a range per factor, least
- * first. */
-static void check_passes(const json_t *j, int npasses, int nsizes, const char *cmd, const char *out)
+ * middle one of an odd count, exactly: with every point stopped, or none, all passes count); passes_stopped
+ * all `stopped`; the profile fitted to each pass too: a range per factor, least first. */
+static void check_passes(const json_t *j, int npasses, int nsizes, int stopped, const char *cmd, const char *out)
 {
     const json_t *ring = json_object_get(j, "ring"), *pass = json_object_get(ring, "passes_s"),
-                 *prof = json_object_get(j, "profile");
-    if (json_array_size(pass) != (size_t)npasses || num(prof, "passes", cmd) != npasses)
-        fail_msg("%s: want %d passes of the ring and the profile fitted to each:\n%s", cmd, npasses, out);
+                 *prof = json_object_get(j, "profile"), *marks = json_object_get(ring, "passes_stopped");
+    if (json_array_size(pass) != (size_t)npasses || num(prof, "passes", cmd) != npasses ||
+        json_array_size(marks) != (size_t)npasses)
+        fail_msg("%s: want %d passes of the ring, whether each stopped, and the profile fitted to each:\n%s", cmd,
+                 npasses, out);
     for (int i = 0; i < nsizes; i++) {
         double t[16], med = num(json_array_get(json_object_get(ring, "points"), (size_t)i), "time_s", cmd);
         int below = 0, above = 0;
         for (int k = 0; k < npasses; k++) {
-            const json_t *pk = json_array_get(pass, (size_t)k);
+            const json_t *pk = json_array_get(pass, (size_t)k), *mark = json_array_get(json_array_get(marks, (size_t)k), (size_t)i);
             if (json_array_size(pk) != (size_t)nsizes || !json_is_number(json_array_get(pk, (size_t)i)))
                 fail_msg("%s: ring pass %d: want %d times:\n%s", cmd, k + 1, nsizes, out);
+            if (!json_is_boolean(mark) || json_is_true(mark) != stopped)
+                fail_msg("%s: ring pass %d size %d: want passes_stopped %s:\n%s", cmd, k + 1, i + 1,
+                         stopped ? "true" : "false", out);
             t[k] = json_number_value(json_array_get(pk, (size_t)i));
             below += t[k] < med, above += t[k] > med;
         }
@@ -140,11 +145,20 @@ static void check_wire_bulk(const json_t *j, const char *level, const char *bulk
                  bulk, out);
 }
 
-/* run mring-calibrate on 4 ranks, 2 per node; 1 when both levels' fits are physical */
-static int calibrate_json_once(void)
+/* run mring-calibrate on 4 ranks, 2 per node; 1 when both levels' fits are physical.  The first attempt with
+ * --stops naming a stop over all of it (from the epoch to 1e11 s): every point of the ring stopped, so every
+ * pass counts in the medians all the same; a second attempt without it: none stopped. */
+static int calibrate_json_once(int attempt)
 {
+    char stops[PATH_MAX + 64];
+    snprintf(stops, sizeof stops, "%s", sim_tmp_path("stops.csv"));
+    FILE *f = fopen(stops, "w");
+    assert_non_null(f);
+    fputs("cpu,from_s,to_s,late_ms\n0,0,100000000000,1e14\n", f);
+    fclose(f);
     const char *argv[] = {"mpiexec", "-n", "4", calibrate_bin(1), "--ranks-per-node", "2", "--sizes", "1:64K",
-                          "--iters", "5", "--ring-passes", "3", "--format", "json", NULL};
+                          "--iters", "5", "--ring-passes", "3", "--format", "json", attempt == 1 ? "--stops" : NULL,
+                          stops, NULL};
     struct cli_result r;
     char why[2][256];
     run(argv, NULL, &r);
@@ -170,7 +184,7 @@ static int calibrate_json_once(void)
     if (nic)
         check_wire_bulk(j, "inter", "nic", r.cmd, r.out);
     check_connection(j, 65536, r.cmd, r.out);
-    check_passes(j, 3, 17, r.cmd, r.out);
+    check_passes(j, 3, 17, attempt == 1, r.cmd, r.out);
     if (num(json_object_get(j, "intra"), "pairs", r.cmd) != 2 || num(json_object_get(j, "inter"), "pairs", r.cmd) != 2 ||
         !(num(j, "o_send_s", r.cmd) > 0) || !(num(j, "o_recv_s", r.cmd) > 0))
         fail_msg("%s: want 2 pairs at once per level and o measured:\n%s", r.cmd, r.out);
@@ -187,17 +201,24 @@ static int calibrate_json_once(void)
 static void test_calibrate_json(void **state)
 {
     int attempt = 1;
-    while (!calibrate_json_once())
+    while (!calibrate_json_once(attempt))
         if (++attempt > ATTEMPTS)
             fail_msg("%d runs in a row gave a fit with alpha <= 0 or beta <= 0", ATTEMPTS);
 }
 
-/* one rank per node: no intra level and no port test (null); one node: no inter level, the ports' bulk test, and
+/* one rank per node: no intra level and no port test (null), and with --stops naming one stop long before it
+ * (0 to 1 s after the epoch) no point of the ring stopped; one node: no inter level, the ports' bulk test, and
  * the profile fitted on the intra line at the ports' capacity where it gave one (structure only: 2 iterations) */
 static void test_calibrate_levels_skipped(void **state)
 {
+    char stops[PATH_MAX + 64];
+    snprintf(stops, sizeof stops, "%s", sim_tmp_path("stops.csv"));
+    FILE *f = fopen(stops, "w");
+    assert_non_null(f);
+    fputs("cpu,from_s,to_s,late_ms\n0,0,1,1000\n", f);
+    fclose(f);
     const char *one_per_node[] = {"mpiexec", "-n", "2", calibrate_bin(1), "--ranks-per-node", "1", "--sizes", "1K:64K",
-                                  "--iters", "2", "--reduce-bytes", "1M", "--format", "json", NULL};
+                                  "--iters", "2", "--reduce-bytes", "1M", "--format", "json", "--stops", stops, NULL};
     const char *one_node[] = {"mpiexec", "-n", "2", calibrate_bin(1), "--ranks-per-node", "2", "--sizes", "1K:64K",
                               "--iters", "2", "--reduce-bytes", "1M", "--format", "json", NULL};
     struct cli_result r;
@@ -209,6 +230,11 @@ static void test_calibrate_levels_skipped(void **state)
         !json_is_null(json_object_get(j, "port")))
         fail_msg("%s: want \"intra\", \"port\" and \"nic\": null (one rank a node shares no NIC):\n%s", r.cmd, r.out);
     check_level(json_object_get(j, "inter"), 7, 1024, "inter", r.cmd, why, sizeof why);
+    const json_t *marks = json_object_get(json_object_get(j, "ring"), "passes_stopped");
+    for (size_t k = 0; k < 5; k++)
+        for (size_t i = 0; i < 7; i++)
+            if (!json_is_false(json_array_get(json_array_get(marks, k), i)))
+                fail_msg("%s: want 5 passes of 7 sizes in passes_stopped, all false:\n%s", r.cmd, r.out);
     json_decref(j);
     cli_free(&r);
     run(one_node, NULL, &r);
@@ -280,6 +306,7 @@ static void test_calibrate_bad(void **state)
                  {{"--ranks-per-node", "2", "--reduce-bytes", "5", NULL}, "'5'"},
                  {{"--ranks-per-node", "2", "--ring-passes", "0", NULL}, "--ring-passes"},
                  {{"--ranks-per-node", "2", "--ring-passes", "17", NULL}, "--ring-passes"},
+                 {{"--ranks-per-node", "2", "--stops", "/nonexistent/stops.csv", NULL}, "'/nonexistent/stops.csv'"},
                  {{"--ranks-per-node", "2", "extra", NULL}, "'extra'"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *argv[16] = {"mpiexec", "-n", i ? "2" : "4", bin};

@@ -5,7 +5,7 @@
  * - the software profile: points built from known factors give them back exactly, with a given wire
  *   line too; a flat wait becomes a latency factor, a token bucket's burst no factor above 1;
  * - passes over one sweep: the median per size is fitted (a profile no single pass had), each pass
- *   alone gives the factors' ranges;
+ *   alone gives the factors' ranges; points marked stopped are left out of their size's median;
  * - bad input: one stderr line naming it, exit 2.
  * Skips without mring-calibrate (no MPICH or GSL).
  */
@@ -61,6 +61,34 @@ static void test_fit_exact_line(void **state)
         if (!close_rel(num(u, "alpha_s", "fit"), lines[k][0], 1e-9) ||
             !close_rel(num(u, "beta_s_per_byte", "fit"), lines[k][1], 1e-9))
             fail_msg("line %zu: the unweighted fit is not the line", k);
+        json_decref(root);
+    }
+}
+
+/* passes with points marked stopped (a stop of the machine overlapped them, mring-calibrate --stops): two passes
+ * on the line t = a + b m, but pass 2 three times slower at 1 KiB and 64 KiB there, marked stopped: their
+ * sizes' medians are pass 1's alone, so the fit is the line exactly (the median of both, 2 t, would bend
+ * it); at 16 KiB both passes stopped, on the line: all passes count.  Without the marks it is not the line. */
+static void test_fit_stopped_points(void **state)
+{
+    const double a = 5e-5, b = 8e-9;
+    for (int marked = 1; marked >= 0; marked--) {
+        char pairs[4096];
+        size_t n = 0;
+        json_t *root;
+        for (int k = 0; k < 2; k++)
+            for (long m = 1; m <= 4L << 20; m *= 4) {
+                int slow = k == 1 && (m == 1024 || m == 65536), stopped = slow || m == 16384;
+                n += (size_t)snprintf(pairs + n, sizeof pairs - n, "%ld %.17g%s\n", m, (slow ? 3 : 1) * (a + b * m),
+                                      marked && stopped ? " stopped" : "");
+            }
+        json_t *l = fit(pairs, &root);
+        double fa = num(l, "alpha_s", "fit"), fb = num(l, "beta_s_per_byte", "fit");
+        int line = close_rel(fa, a, 1e-12) && close_rel(fb, b, 1e-12) && num(l, "max_rel_residual", "fit") < 1e-12;
+        if (line != marked)
+            fail_msg("%s: fitted alpha %.17g beta %.17g (max residual %g), want %s the line %g + %g m", marked ?
+                     "stopped points marked" : "no marks", fa, fb, num(l, "max_rel_residual", "fit"),
+                     marked ? "exactly" : "not", a, b);
         json_decref(root);
     }
 }
@@ -291,7 +319,8 @@ static void test_fit_bad_input(void **state)
         strcat(many_passes, "1 1e-6\n");
     const struct {
         const char *in, *word;
-    } cases[] = {{"1 2e-6\n64 x\n", "'64 x'"}, {"8 1e-6\n", "2 different sizes"}, {"8 1e-6\n8 2e-6\n", "2 different"},
+    } cases[] = {{"1 2e-6\n64 x\n", "'64 x'"}, {"1 2e-6\n64 3e-6 stop\n", "'64 3e-6 stop'"},
+                 {"1 2e-6\n64 3e-6 stopped 1\n", "'64 3e-6 stopped 1'"}, {"8 1e-6\n", "2 different sizes"}, {"8 1e-6\n8 2e-6\n", "2 different"},
                  {"1 1e-6\n2 -1e-6\n", "time > 0"}, {"", "2 different sizes"},
                  {"1 1e-6\n2 2e-6\n4 3e-6\n1 1e-6\n4 3e-6\n", "pass 2 is not over the first pass's sizes"},
                  {"1 1e-6\n2 2e-6\n1 1e-6\n", "pass 2 is not over"}, {many_passes, "more than 16 passes"}};
@@ -317,6 +346,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fit_exact_line),
+        cmocka_unit_test(test_fit_stopped_points),
         cmocka_unit_test(test_fit_weighted),
         cmocka_unit_test(test_fit_bandwidth_regime),
         cmocka_unit_test(test_fit_bad_input),

@@ -5,7 +5,7 @@
  * 64 KiB; steps of binary fractions, so the ratios are exact (1.05 and 0.95, which are not, print as
  * 1.050 and 0.950 all the same).  Against a second one (a table of cases): per segment the median of
  * the second's step / the first's, the median of the passes' range, and moved = outside it, both ways,
- * by more than 5%; the first against itself moves nowhere; without a profile one segment from 0 B; a
+ * by more than 5%; the first against itself moves nowhere; passes marked stopped left out of a band; without a profile one segment from 0 B; a
  * second that lacks a size, a file that is not JSON, a wrong argument count: one stderr line, exit 1
  * or 2.  Needs python3 (skips without it).
  */
@@ -122,6 +122,40 @@ static void test_recheck_cases(void **state)
     }
 }
 
+/* the first calibration with passes 1 and 4 (x1.5 and x3: x1.25 and x2.5 at 8 KiB) marked stopped at every size
+ * (passes_stopped, mring-calibrate --stops): its band is its other passes' middle one, 0.75 (0.5 at 8 KiB; median
+ * 0.75), so a second 1.25 x slower with 5 passes (band 0.938..1.875, 1 inside) moved; without the marks the
+ * first's band 0.75..1.5 holds 1.25: no move */
+static void test_recheck_stopped_passes(void **state)
+{
+    (void)state;
+    for (int marked = 1; marked >= 0; marked--) {
+        const double slower[NSIZES] = ALL(1.25);
+        struct cli_result r;
+        json_error_t e;
+        write_calibration(sim_tmp_path("first.json"), ones, 1, 0);
+        json_t *j = json_load_file(sim_tmp_path("first.json"), 0, &e), *marks = json_array();
+        assert_non_null(j);
+        for (int k = 0; k < 5; k++) {
+            json_t *m = json_array();
+            for (size_t i = 0; i < NSIZES; i++)
+                json_array_append_new(m, json_boolean(marked && (k == 0 || k == 3)));
+            json_array_append_new(marks, m);
+        }
+        json_object_set_new(json_object_get(j, "ring"), "passes_stopped", marks);
+        assert_int_equal(json_dump_file(j, sim_tmp_path("first.json"), 0), 0);
+        json_decref(j);
+        write_calibration(sim_tmp_path("second.json"), slower, 1, 0);
+        recheck(sim_tmp_path("first.json"), sim_tmp_path("second.json"), &r);
+        want_exit0(&r);
+        const char *want = marked ? HEADER "0,6,1.250,0.750,0.750,0.938,1.875,yes\n"
+                                  : HEADER "0,6,1.250,0.750,1.500,0.938,1.875,no\n";
+        if (strcmp(r.out, want))
+            fail_msg("%s (%s): want\n%s\ngot\n%s", r.cmd, marked ? "passes 1 and 4 stopped" : "none stopped", want, r.out);
+        cli_free(&r);
+    }
+}
+
 static void want_error(const char *first, const char *second, int status, const char *word)
 {
     struct cli_result r;
@@ -164,6 +198,8 @@ static void test_recheck_bad_input(void **state)
         {"passes.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) ", " PT(2, 1e-3) "], \"passes_s\": [[1e-3]]}}",
          "passes_s"},
         {"profile.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) "]}, \"profile\": {\"factors\": [{}]}}", "from_bytes"},
+        {"stopped.json", "{\"ring\": {\"points\": [" PT(1, 1e-3) "], \"passes_s\": [[1e-3]], \"passes_stopped\": [[1]]}}",
+         "passes_stopped"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         const char *path = put(bad[k].name, bad[k].text);
@@ -179,6 +215,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recheck_cases),
+        cmocka_unit_test(test_recheck_stopped_passes),
         cmocka_unit_test(test_recheck_bad_input),
     };
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
