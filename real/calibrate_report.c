@@ -36,25 +36,13 @@ json_t *calib_level_json(const level_t *l)
     return o;
 }
 
-json_t *calib_passes_stopped_json(const level_t *pass, int n)
+json_t *calib_passes_json(const level_t *pass, int n, int stopped)
 {
     json_t *a = json_array();
     for (int k = 0; k < n; k++) {
         json_t *t = json_array();
         for (int i = 0; i < pass[k].n; i++)
-            json_array_append_new(t, json_boolean(pass[k].pt[i].stopped));
-        json_array_append_new(a, t);
-    }
-    return a;
-}
-
-json_t *calib_passes_json(const level_t *pass, int n)
-{
-    json_t *a = json_array();
-    for (int k = 0; k < n; k++) {
-        json_t *t = json_array();
-        for (int i = 0; i < pass[k].n; i++)
-            json_array_append_new(t, json_real(pass[k].pt[i].time));
+            json_array_append_new(t, stopped ? json_boolean(pass[k].pt[i].stopped) : json_real(pass[k].pt[i].time));
         json_array_append_new(a, t);
     }
     return a;
@@ -200,9 +188,10 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     json_object_set_new(j, "uplink", bulk_json(r->uplink, r->uplink_flows));
     json_t *ring = calib_level_json(r->ring);
     if (r->ring)
-        json_object_set_new(ring, "passes_s", calib_passes_json(r->ring_pass, r->ring_passes));
-    if (r->ring)
-        json_object_set_new(ring, "passes_stopped", calib_passes_stopped_json(r->ring_pass, r->ring_passes));
+    if (r->ring) {
+        json_object_set_new(ring, "passes_s", calib_passes_json(r->ring_pass, r->ring_passes, 0));
+        json_object_set_new(ring, "passes_stopped", calib_passes_json(r->ring_pass, r->ring_passes, 1));
+    }
     json_object_set_new(j, "ring", ring);
     json_object_set_new(j, "connection",
                         r->conn_second > 0

@@ -46,10 +46,9 @@ double calib_bulk_bps(const level_t *l, int flows);
 
 /* A level as JSON (NULL: not measured -> null); units in the key names: s, s/B, B/s. */
 json_t *calib_level_json(const level_t *l);
-/* The times of n passes over one sweep as JSON: one array of seconds per pass, in the sweep's order. */
-json_t *calib_passes_json(const level_t *pass, int n);
-/* Likewise whether a stop of the machine overlapped each (point_t's stopped: mring-calibrate --stops). */
-json_t *calib_passes_stopped_json(const level_t *pass, int n);
+/* The times of n passes over one sweep as JSON: one array of seconds per pass, in the sweep's order; with
+ * stopped, whether a stop of the machine overlapped each point instead (true or false: mring-calibrate --stops). */
+json_t *calib_passes_json(const level_t *pass, int n, int stopped);
 /* A level as table lines on stdout, headed by its name. */
 void calib_level_table(const char *name, const level_t *l);
 /* A fitted software profile as JSON: its text form (the platform's mring_sw), o, the wire line it scales,

@@ -145,17 +145,24 @@ static void check_wire_bulk(const json_t *j, const char *level, const char *bulk
                  bulk, out);
 }
 
+/* a --stops file with the given rows after the witness's header, in the scratch directory; its path */
+static const char *stops_file(const char *rows)
+{
+    static char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s", sim_tmp_path("stops.csv"));
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "cpu,from_s,to_s,late_ms\n%s", rows);
+    fclose(f);
+    return path;
+}
+
 /* run mring-calibrate on 4 ranks, 2 per node; 1 when both levels' fits are physical.  The first attempt with
  * --stops naming a stop over all of it (from the epoch to 1e11 s): every point of the ring stopped, so every
  * pass counts in the medians all the same; a second attempt without it: none stopped. */
 static int calibrate_json_once(int attempt)
 {
-    char stops[PATH_MAX + 64];
-    snprintf(stops, sizeof stops, "%s", sim_tmp_path("stops.csv"));
-    FILE *f = fopen(stops, "w");
-    assert_non_null(f);
-    fputs("cpu,from_s,to_s,late_ms\n0,0,100000000000,1e14\n", f);
-    fclose(f);
+    const char *stops = stops_file("0,0,100000000000,1e14\n");
     const char *argv[] = {"mpiexec", "-n", "4", calibrate_bin(1), "--ranks-per-node", "2", "--sizes", "1:64K",
                           "--iters", "5", "--ring-passes", "3", "--format", "json", attempt == 1 ? "--stops" : NULL,
                           stops, NULL};
@@ -211,12 +218,7 @@ static void test_calibrate_json(void **state)
  * the profile fitted on the intra line at the ports' capacity where it gave one (structure only: 2 iterations) */
 static void test_calibrate_levels_skipped(void **state)
 {
-    char stops[PATH_MAX + 64];
-    snprintf(stops, sizeof stops, "%s", sim_tmp_path("stops.csv"));
-    FILE *f = fopen(stops, "w");
-    assert_non_null(f);
-    fputs("cpu,from_s,to_s,late_ms\n0,0,1,1000\n", f);
-    fclose(f);
+    const char *stops = stops_file("0,0,1,1000\n");
     const char *one_per_node[] = {"mpiexec", "-n", "2", calibrate_bin(1), "--ranks-per-node", "1", "--sizes", "1K:64K",
                                   "--iters", "2", "--reduce-bytes", "1M", "--format", "json", "--stops", stops, NULL};
     const char *one_node[] = {"mpiexec", "-n", "2", calibrate_bin(1), "--ranks-per-node", "2", "--sizes", "1K:64K",
