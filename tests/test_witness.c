@@ -2,8 +2,8 @@
  *
  * We stop it ourselves: SIGSTOP for 300 ms, then SIGCONT, then SIGTERM.  Its stdout must be the header
  * and, for every CPU this process may run on, a row whose missed deadline lies between the SIGSTOP
- * (less 2 ms: a deadline after its last wake-up, 1 ms apart) and the SIGCONT and whose wake-up comes
- * after the SIGCONT, late_ms its span in ms; it ends with status 0 on SIGTERM.  (A stop of the whole VM
+ * (less 150 ms: a stop of the VM by the host just before it would merge with ours) and the SIGCONT and
+ * whose wake-up comes after the SIGCONT, late_ms its span in ms; it ends with status 0 on SIGTERM.  (A stop of the whole VM
  * by the host may add rows; they are allowed, the ones we caused are required.)  Bad options: one
  * stderr line, exit 2.  Needs root (SCHED_FIFO 99, mlockall): skipped otherwise.
  */
@@ -90,7 +90,9 @@ static void test_witness_sees_a_stop(void **state)
         if (fabs(late - (to - from) * 1e3) > 0.1)
             fail_msg("mring-witness: late_ms %.1f is not to_s - from_s in '%s'", late, line);
         print_message("row %s (SIGSTOP at %.6f, SIGCONT at %.6f)\n", line, stop, cont);
-        if (from >= stop - 0.002 && from <= cont && to >= cont)
+        /* from: the deadline after its last wake-up before our SIGSTOP (1 ms apart), or earlier when the host
+         * stopped the VM just before it (its stops last 100 ms: validation/README.md, "Host freezes") */
+        if (from >= stop - 0.15 && from <= cont && to >= cont)
             CPU_SET(cpu, &seen);
     }
     for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
