@@ -20,6 +20,7 @@ static const struct {
                   {"host/model", "default,compound,ptask_L07"},
                   {"cpu/model", "Cas01"},
                   {"network/optim", "Lazy,Full"},
+                  {"network/solver", "fairbottleneck,maxmin"}, /* bmf aborts on mring's platforms */
                   {"cpu/optim", "Lazy,TI,Full"}};
 static const struct {
     const char *name;

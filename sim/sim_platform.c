@@ -138,8 +138,17 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
      * flows leaving node 1 at 22 MB/s each on average, 44 MB/s through one 31 MB/s link, and those leaving
      * node 0 at 15.5 MB/s; Full gives every one the max-min 15.5 MB/s (measured 2026-12-03 with mring and
      * with a bare s4u program of those 8 flows; tests/test_sim_maxmin.c checks it through its symmetry
-     * and fails under Lazy).  The user's --cfg come after. */
-    char **argv = calloc((size_t)ncfgs + 5, sizeof *argv);
+     * and fails under Lazy).  network/solver:fairbottleneck because CM02's default max-min solver weights
+     * each flow's share of a link by its route's latency (the flow's sharing penalty is the sum of its
+     * links' latencies: RTT-unfair TCP, Velho and Legrand 2009, hal inria-00361031; SimGrid's
+     * network_cm02.cpp), and fair-bottleneck ignores those weights and gives every flow through a
+     * saturated link an equal share.  GPU fabrics arbitrate per flow, not per RTT, and so does the
+     * testbed: with a calibrated intra-node link latency of 0.16 us against 34 us across nodes, maxmin
+     * starved the inter-node flows of a 4-chunk 2x4 multiring on the rank ports (64 MiB: 4.43 s
+     * simulated), fair-bottleneck gives 3.57 s and the testbed measured 3.59 s (2026-12-06,
+     * validation/README.md).  tests/test_sim_maxmin.c checks the equal shares.  The user's --cfg come
+     * after. */
+    char **argv = calloc((size_t)ncfgs + 6, sizeof *argv);
     memset(pf, 0, sizeof *pf);
     snprintf(pf->file, sizeof pf->file, "%s", file);
     if (!argv)
@@ -152,6 +161,7 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
     argv[argc++] = "--cfg=network/model:CM02";
     argv[argc++] = "--cfg=network/crosstraffic:0";
     argv[argc++] = "--cfg=network/optim:Full";
+    argv[argc++] = "--cfg=network/solver:fairbottleneck";
     for (int i = 0; i < ncfgs; i++)
         argv[argc++] = (char *)cfgs[i];
     xbt_log_control_set("root.thresh:critical ker_engine.app:file:/dev/null");

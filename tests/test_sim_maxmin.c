@@ -11,6 +11,13 @@
  * reduce-scatter over the NICs (8 MiB each way, both ranks of a node through one NIC) takes the route's
  * 15 us plus 8 MiB at half of 31 MB/s, to the last digit.  (Adding "--cfg", "network/optim:Lazy" to the
  * simulate call below makes the test fail: that is how to check a later SimGrid before dropping Full.)
+ *
+ * A link's flows get equal shares whatever their routes' latencies (the reason sim_platform.c runs
+ * network/solver:fairbottleneck: CM02's maxmin weights a share by the route's latency).  A 2-chunk
+ * multiring 2x2 on a testbed whose rank ports (100 MB/s) are the only bottleneck, intra-node latency
+ * 0.01 us, inter-node 20 us: chunk 0's reduce-scatter across the nodes (1 MiB) runs beside chunk 1's
+ * within the node (2 MiB) on the rank's port, so it takes 20 us + 1 MiB at 50 MB/s; maxmin gave it
+ * 31 460 us instead of 20 991.52.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -71,8 +78,38 @@ static void mirrored_nodes_mirrored_times(void **st)
     json_decref(root);
 }
 
+static void unequal_latencies_equal_shares(void **st)
+{
+    const char *plat = sim_tmp_path("testbed-lat.xml"), *trace = sim_tmp_path("shares-trace.json");
+    const char *mk[] = {"platform", "testbed", "--nodes", "2", "--gpus-per-node", "2", "--intra", "0.01us:100MBps",
+                        "--inter", "20us:1000MBps", "--reduce", "1000GBps", "--profile", "o=0s;conn=pair", "-o", plat,
+                        NULL};
+    const char *sim[] = {"simulate", "--platform", plat, "--topo", "2x2", "--chunks", "2", "-b", "8M", "-e", "8M",
+                         "--trace", trace, NULL};
+    struct cli_result r = {0};
+    json_error_t jerr;
+    sim_trace_op_t ops[MAXOPS];
+    (void)st;
+    cli_run_ok(mk, &r);
+    cli_free(&r);
+    cli_run_ok(sim, &r);
+    cli_free(&r);
+    json_t *root = json_load_file(trace, 0, &jerr);
+    if (!root)
+        fail_msg("%s: %s", trace, jerr.text);
+    int n = sim_trace_ops(json_object_get(root, "traceEvents"), 0, ops, MAXOPS);
+    /* the first inter-node reduce-scatter is chunk 0's, beside chunk 1's intra-node one */
+    const sim_trace_op_t *rs = sim_trace_find(ops, n, "ring 0 RS d2 s0 RECV");
+    double took = rs->end - rs->start, want = 20.0 + 1048576.0 / 50.0;
+    if (fabs(took - want) > 1e-9 * want)
+        fail_msg("chunk 0's reduce-scatter across the nodes took %.6f us, want %.6f (an equal share of the port)", took,
+                 want);
+    json_decref(root);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(mirrored_nodes_mirrored_times)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(mirrored_nodes_mirrored_times),
+                                       cmocka_unit_test(unequal_latencies_equal_shares)};
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
 }
