@@ -1,0 +1,195 @@
+/* test_repredict.c - validation/repredict: a finished validation run predicted again with this build.
+ *
+ * A crafted run directory (no testbed, no root): `mring platform testbed` 2 nodes x 2 ranks, meta of a
+ * quick run, and measured-rows.csv as mring-bench writes it (the label, then its 17 columns) for the quick
+ * run's 4 configurations at its 3 sizes, row k's time 1000 + k us, crafted from mring simulate's own rows
+ * on that platform.  joined.csv is then corrupted (one row of ones) and smpi.csv holds crafted SMPI times
+ * with a wrong mring column.  After validation/repredict: joined.csv holds every measured row's crafted
+ * time beside mring simulate's and mring model's times on the platform, field for field as those print
+ * them (mring model and simulate run here beside it); smpi.csv keeps SMPI's times and gets mring
+ * simulate's again (conn=pair made conn=stream: the testbed's profile has conn=pair); meta ends with
+ * repredicted=, everything before it kept; the report says it was predicted again.  Bad input: no
+ * directory, two, one without platform.xml (exit 2, one line naming the file, nothing written); a platform
+ * that does not load (the run's files left as they were, exit not 0).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv_table.h"
+#include "sim_cli.h"
+
+#define NCONFIGS 4
+static const char *const configs[NCONFIGS] = {"--algo multiring --topo 2x2", "--algo multiring --topo 2x2 --chunks 4",
+                                              "--algo ring --topo 4", "--algo mpi"};
+
+/* the whole file at path (malloc'd; the caller frees) */
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *buf = calloc(1, 1 << 20);
+    if (!f || !buf)
+        fail_msg("cannot read %s", path);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void sh_ok(const char *cmd)
+{
+    static char out[1 << 14];
+    if (cli_shell(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed: %s", cmd, out);
+}
+
+/* mring CMD's time_us (as it prints it) for CONFIG at SIZE on the scratch platform, into buf */
+static void predicted(const char *cmd, const char *config, long size, char *buf, size_t len)
+{
+    char line[16384], out[1 << 12];
+    const char *c = strcmp(config, "--algo mpi") ? config : size <= 2048 ? "--algo rd --topo 4" : "--algo rabenseifner --topo 4";
+    snprintf(line, sizeof line, "%s %s --platform %s %s -b %ld -e %ld --format csv | awk -F, 'NR == 2 { print $10 }'",
+             cli_bin(), cmd, sim_tmp_path("platform.xml"), c, size, size);
+    if (cli_shell(line, out, sizeof out) != 0 || !*out)
+        fail_msg("%s gave no time", line);
+    snprintf(buf, len, "%.*s", (int)strcspn(out, "\n"), out);
+}
+
+/* the crafted run: platform, meta, measured rows (row k: 1000 + k us), a corrupt joined.csv, smpi.csv */
+static void craft_run(void)
+{
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s platform testbed --nodes 2 --gpus-per-node 2 --intra 10us:130MBps --inter 15us:31MBps "
+             "--reduce 3.5GBps --profile 'o=20us;conn=pair' -o platform.xml && "
+             "printf 'mode=netns\\nnodes=2\\nranks_per_node=2\\nrate=500mbit\\nplatform=%s/platform.xml\\n"
+             "platform_file=%s/platform.xml\\nquick=1\\nrecheck=no\\niters=5\\niters_small=20\\nrounds=1\\n"
+             "date=2026-12-06 12:00 UTC\\nrepredicted=an earlier one\\n' > meta && "
+             "for c in '%s' '%s' '%s' '%s'; do a=$c; [ \"$c\" = '--algo mpi' ] && a='--algo rabenseifner --topo 4'; "
+             "%s simulate --platform platform.xml $a -b 64K -e 4M -f 8 --format csv | "
+             "awk -F, -v l=\"$c\" 'NR > 1 { $10 = 1000 + n++; print l \",real,\" $2 \",\" $3 \",\" $4 \",\" $5 \",\" "
+             "$6 \",\" $7 \",\" $8 \",\" $9 \",\" $10 \",1,1,0,0,\" $10 \",\" $10 \",\" $13 }'; done > measured-rows.csv && "
+             "printf 'config,ranks,size,measured_us,sim_us,model_us\\nX,1,1,1,1,1\\n' > joined.csv && "
+             "printf 'config,ranks,size,smpi_us,sim_us\\n--algo ring --topo 4,4,65536,777,1\\n"
+             "--algo ring --topo 4,4,4194304,888,1\\n' > smpi.csv",
+             sim_tmp, cli_bin(), sim_tmp, sim_tmp, configs[0], configs[1], configs[2], configs[3], cli_bin());
+    sh_ok(cmd);
+}
+
+static void predicts_again(void **st)
+{
+    char cmd[16384], want_sim[64], want_model[64], out[1 << 14];
+    (void)st;
+    craft_run();
+    char *meta_before = read_all(sim_tmp_path("meta"));
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1", sim_repo_path("validation/repredict"), sim_tmp);
+    if (cli_shell(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed: %s", cmd, out);
+    struct csv_table t;
+    const char *path = sim_tmp_path("joined.csv");
+    char *text = read_all(path);
+    csv_read_ok(text, &t, path);
+    assert_int_equal(t.nrows, NCONFIGS * 3);
+    for (int i = 0; i < t.nrows; i++) {
+        char want_measured[32];
+        long size = csv_need_int(&t, i, "size");
+        assert_string_equal(csv_str(&t, i, "config"), configs[i / 3]);
+        assert_int_equal(size, 65536L << (3 * (i % 3)));
+        snprintf(want_measured, sizeof want_measured, "%d", 1000 + i % 3);
+        assert_string_equal(csv_str(&t, i, "measured_us"), want_measured);
+        predicted("simulate", configs[i / 3], size, want_sim, sizeof want_sim);
+        predicted("model", configs[i / 3], size, want_model, sizeof want_model);
+        assert_string_equal(csv_str(&t, i, "sim_us"), want_sim);
+        assert_string_equal(csv_str(&t, i, "model_us"), want_model);
+    }
+    csv_free(&t);
+    free(text);
+    /* smpi.csv: SMPI's times kept, mring simulate's on conn=stream beside them */
+    path = sim_tmp_path("smpi.csv");
+    text = read_all(path);
+    csv_read_ok(text, &t, path);
+    assert_int_equal(t.nrows, 2);
+    assert_string_equal(csv_str(&t, 0, "smpi_us"), "777");
+    assert_string_equal(csv_str(&t, 1, "smpi_us"), "888");
+    for (int i = 0; i < 2; i++) {
+        char line[16384];
+        snprintf(line, sizeof line,
+                 "%s simulate --platform %s --profile 'o=20us;conn=stream' --algo ring --topo 4 -b %s -e %s "
+                 "--format csv | awk -F, 'NR == 2 { print $10 }'",
+                 cli_bin(), sim_tmp_path("platform.xml"), csv_str(&t, i, "size"), csv_str(&t, i, "size"));
+        if (cli_shell(line, out, sizeof out) != 0 || !*out)
+            fail_msg("%s gave no time", line);
+        out[strcspn(out, "\n")] = '\0';
+        assert_string_equal(csv_str(&t, i, "sim_us"), out);
+        assert_string_not_equal(out, "1");
+    }
+    csv_free(&t);
+    free(text);
+    /* meta: the run's lines kept, one repredicted= line (the earlier one replaced), last */
+    text = read_all(sim_tmp_path("meta"));
+    char *old = strstr(meta_before, "repredicted=");
+    *old = '\0';
+    if (strncmp(text, meta_before, strlen(meta_before)) || strncmp(text + strlen(meta_before), "repredicted=20", 14) ||
+        strchr(text + strlen(meta_before), '\n')[1])
+        fail_msg("meta after repredict:\n%s\nwant the run's lines, then one repredicted=DATE line", text);
+    free(text);
+    free(meta_before);
+    text = read_all(sim_tmp_path("REPORT.md"));
+    assert_non_null(strstr(text, "**Predicted again** 20"));
+    free(text);
+}
+
+/* bad input: exit 2 and one line naming what is wrong; the run's files as they were */
+static void refuses_bad_runs(void **st)
+{
+    char cmd[16384], out[1 << 14];
+    (void)st;
+    craft_run();
+    char *joined = read_all(sim_tmp_path("joined.csv"));
+    static const struct {
+        const char *args, *says;
+    } bad[] = {{"", "no run directory given"}, {NULL, "one run directory expected, got 2"},
+               {"/nonexistent-run", "/nonexistent-run/meta is missing"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char args[2 * PATH_MAX + 8];
+        if (bad[i].args)
+            snprintf(args, sizeof args, "%s", bad[i].args);
+        else /* two directories */
+            snprintf(args, sizeof args, "%s %s", sim_tmp, sim_tmp);
+        snprintf(cmd, sizeof cmd, "%s %s 2>&1; echo \"exit $?\"", sim_repo_path("validation/repredict"), args);
+        assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
+        if (!strstr(out, bad[i].says) || !strstr(out, "\nexit 2\n") || strchr(out, '\n') != strstr(out, "\nexit 2\n"))
+            fail_msg("repredict %s: want one line saying '%s' and exit 2, got: %s", args, bad[i].says, out);
+    }
+    /* a platform that does not load: a failed prediction, the run's files untouched */
+    snprintf(cmd, sizeof cmd, "echo '<platform>' > %s && %s %s >/dev/null 2>&1", sim_tmp_path("platform.xml"),
+             sim_repo_path("validation/repredict"), sim_tmp);
+    if (cli_shell(cmd, out, sizeof out) == 0)
+        fail_msg("repredict on a platform that does not load succeeded");
+    char *after = read_all(sim_tmp_path("joined.csv"));
+    assert_string_equal(after, joined);
+    free(after);
+    /* without platform.xml: exit 2 naming it */
+    snprintf(cmd, sizeof cmd, "rm %s && %s %s 2>&1; echo \"exit $?\"", sim_tmp_path("platform.xml"),
+             sim_repo_path("validation/repredict"), sim_tmp);
+    assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
+    if (!strstr(out, "platform.xml is missing") || !strstr(out, "\nexit 2\n"))
+        fail_msg("repredict without platform.xml: want exit 2 naming it, got: %s", out);
+    after = read_all(sim_tmp_path("joined.csv"));
+    assert_string_equal(after, joined);
+    free(after);
+    free(joined);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(predicts_again), cmocka_unit_test(refuses_bad_runs)};
+    return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
+}
