@@ -37,18 +37,11 @@
 #define NRANKS 4
 #define MAXOPS 64
 
-static void mirrored_nodes_mirrored_times(void **st)
+/* run `mring` mk (a platform), then sim (a simulation writing trace); the trace, loaded (the caller frees it) */
+static json_t *platform_and_trace(const char *const *mk, const char *const *sim, const char *trace)
 {
-    const char *plat = sim_tmp_path("testbed-2x2.xml"), *trace = sim_tmp_path("maxmin-trace.json");
-    const char *mk[] = {"platform", "testbed", "--nodes", "2", "--gpus-per-node", "2", "--intra", "10us:130MBps",
-                        "--inter", "15us:31MBps", "--reduce", "3.5GBps", "--profile", "o=0s;conn=pair", "-o", plat, NULL};
-    const char *sim[] = {"simulate", "--platform", plat, "--topo", "2x2", "--rings", "2", "-b", "64M", "-e", "64M",
-                         "--trace", trace, NULL};
     struct cli_result r = {0};
     json_error_t jerr;
-    sim_trace_op_t ops[NRANKS][MAXOPS];
-    int n[NRANKS];
-    (void)st;
     cli_run_ok(mk, &r);
     cli_free(&r);
     cli_run_ok(sim, &r);
@@ -56,6 +49,20 @@ static void mirrored_nodes_mirrored_times(void **st)
     json_t *root = json_load_file(trace, 0, &jerr);
     if (!root)
         fail_msg("%s: %s", trace, jerr.text);
+    return root;
+}
+
+static void mirrored_nodes_mirrored_times(void **st)
+{
+    const char *plat = sim_tmp_path("testbed-2x2.xml"), *trace = sim_tmp_path("maxmin-trace.json");
+    const char *mk[] = {"platform", "testbed", "--nodes", "2", "--gpus-per-node", "2", "--intra", "10us:130MBps",
+                        "--inter", "15us:31MBps", "--reduce", "3.5GBps", "--profile", "o=0s;conn=pair", "-o", plat, NULL};
+    const char *sim[] = {"simulate", "--platform", plat, "--topo", "2x2", "--rings", "2", "-b", "64M", "-e", "64M",
+                         "--trace", trace, NULL};
+    sim_trace_op_t ops[NRANKS][MAXOPS];
+    int n[NRANKS];
+    (void)st;
+    json_t *root = platform_and_trace(mk, sim, trace);
     json_t *ev = json_object_get(root, "traceEvents");
     for (int q = 0; q < NRANKS; q++)
         n[q] = sim_trace_ops(ev, q, ops[q], MAXOPS);
@@ -86,17 +93,9 @@ static void unequal_latencies_equal_shares(void **st)
                         NULL};
     const char *sim[] = {"simulate", "--platform", plat, "--topo", "2x2", "--chunks", "2", "-b", "8M", "-e", "8M",
                          "--trace", trace, NULL};
-    struct cli_result r = {0};
-    json_error_t jerr;
     sim_trace_op_t ops[MAXOPS];
     (void)st;
-    cli_run_ok(mk, &r);
-    cli_free(&r);
-    cli_run_ok(sim, &r);
-    cli_free(&r);
-    json_t *root = json_load_file(trace, 0, &jerr);
-    if (!root)
-        fail_msg("%s: %s", trace, jerr.text);
+    json_t *root = platform_and_trace(mk, sim, trace);
     int n = sim_trace_ops(json_object_get(root, "traceEvents"), 0, ops, MAXOPS);
     /* the first inter-node reduce-scatter is chunk 0's, beside chunk 1's intra-node one */
     const sim_trace_op_t *rs = sim_trace_find(ops, n, "ring 0 RS d2 s0 RECV");
