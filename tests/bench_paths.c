@@ -146,11 +146,12 @@ static void section_platform(const char *name, const char *gen, double bound, co
 
 /* D on one shape: validation/run's last measurement of the chunked multirings against the plain ones on
  * the emulated testbed (validation/results/<shape>/overlap.csv, written by validation/report; it needs root
- * and minutes, so it is read here, with its date, not rerun).  Adds the shape's counts to *gains, *agree and
+ * and minutes, so it is read here, with its date and the date of its predictions when validation/repredict
+ * made them again, not rerun).  Adds the shape's counts to *gains, *agree and
  * *within. */
 static void testbed_shape(const char *shape, int *gains, int *agree, int *within)
 {
-    char path[PATH_MAX + 64], line[1024], date[128] = "unknown date", queues[32] = "fifo (not recorded)";
+    char path[PATH_MAX + 64], line[1024], date[128] = "unknown date", queues[32] = "fifo (not recorded)", again[160] = "";
     snprintf(path, sizeof path, "%s/validation/results/%s/meta", root, shape);
     FILE *f = fopen(path, "r");
     while (f && fgets(line, sizeof line, f))
@@ -158,9 +159,11 @@ static void testbed_shape(const char *shape, int *gains, int *agree, int *within
             snprintf(date, sizeof date, "%.*s", (int)strcspn(line + 5, "\n"), line + 5);
         else if (!strncmp(line, "queues=", 7)) /* validation/testbed up --queues, recorded since 2026-12-05 */
             snprintf(queues, sizeof queues, "%.*s", (int)strcspn(line + 7, "\n"), line + 7);
+        else if (!strncmp(line, "repredicted=", 12)) /* validation/repredict: the predictions of that date */
+            snprintf(again, sizeof again, ", predicted again %.*s", (int)strcspn(line + 12, "\n"), line + 12);
     if (f)
         fclose(f);
-    printf("  %s (%s, queues %s)\n", shape, date, queues);
+    printf("  %s (%s, queues %s%s)\n", shape, date, queues, again);
     snprintf(path, sizeof path, "%s/validation/results/%s/overlap.csv", root, shape);
     if (!(f = fopen(path, "r"))) {
         printf("  no %s: run validation/run --shape %s as root\n", path, shape);
