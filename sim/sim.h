@@ -34,7 +34,8 @@ typedef struct mring_platform {
 
 /*
  * Start SimGrid with the alpha-beta network model (CM02, no cross-traffic, the full update of its flows'
- * rates rather than the lazy one: sim_platform.c says why), then the
+ * rates rather than the lazy one, and the fair-bottleneck solver, which shares a saturated link equally
+ * among its flows where CM02's max-min weights them by route latency: sim_platform.c says why), then the
  * user's options cfgs[0..ncfgs-1] ("--cfg=name:value", which may override them), load the platform
  * file and read its rank hosts and topology.  Returns 0; 2 with a one-line reason in err for a bad
  * platform (unreadable, malformed, no rank hosts, ranks missing or repeated, no or bad mring_topo);
