@@ -41,6 +41,22 @@ static int call(const run_t *r, const void *in, void *out, int64_t count)
     return mring_allreduce(in, out, count, r->t, r->b->op, r->ctx);
 }
 
+/* A barrier that gives the core away while it waits (mring_comm_arrive: MPI_Ibarrier tested, sched_yield
+ * between tests), at most --timeout seconds, else the job aborts naming WHERE.  MPI_Barrier spins: with more
+ * ranks than cores (the 2-core testbed's 8 ranks), the ranks already in it held the cores the last one
+ * needed to finish its warm-up, and it left the barrier up to 24 ms after them (2026-12-07, 2x2x2, 4
+ * chunks at 64 KiB: the first timed call 10-28 ms where the others took 3.6-4.8 ms); after the timed
+ * calls, ranks done with their last call and spinning in the blocking collectives that follow held the
+ * cores the others needed for theirs (the last call 14-17 ms). */
+static void arrive(const run_t *r, const char *where)
+{
+    char err[160];
+    if (mring_comm_arrive(r->comm, r->b->timeout, err, sizeof err) != MPI_SUCCESS) {
+        fprintf(stderr, "mring-bench: rank %d: barrier %s: %s\n", r->rank, where, err);
+        MPI_Abort(r->comm, 1);
+    }
+}
+
 /* Seconds per call on this rank, combined over ranks as -a says; min and max too.  --barrier 1 times each
  * call alone after a barrier (OSU Micro-Benchmarks' osu_allreduce: MPI_Barrier between calls, each timed);
  * 0 times the calls back to back (nccl-tests' all_reduce_perf).  With --per-call every call is stamped
@@ -56,11 +72,11 @@ static void timed(const run_t *r, const void *in, void *out, int64_t count, doub
     for (int i = 0; i < r->b->warmup; i++)
         call(r, in, out, count);
     double mine = 0, sum;
-    MPI_Barrier(r->comm);
+    arrive(r, "before the timed calls");
     double t0 = MPI_Wtime();
     for (int i = 0; i < n; i++) {
         if (r->b->barrier) { /* each call alone, from a barrier (OSU's osu_allreduce) */
-            MPI_Barrier(r->comm);
+            arrive(r, "before a timed call (--barrier 1)");
             t0 = MPI_Wtime();
         }
         if (start)
@@ -73,6 +89,7 @@ static void timed(const run_t *r, const void *in, void *out, int64_t count, doub
     }
     if (!r->b->barrier) /* back to back (nccl-tests): the block's time */
         mine = MPI_Wtime() - t0;
+    arrive(r, "after the timed calls"); /* before the blocking collectives below */
     if (start && bench_percall_rows(r->pc, r->comm, count * (int64_t)mring_dtype_size(r->t), in == MPI_IN_PLACE, n,
                                     start))
         cli_fail(NULL, "--per-call %s: writing it failed", r->b->per_call);
@@ -172,7 +189,7 @@ static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, 
 static void traced_call(const run_t *r, bufs_t *bb, int64_t count)
 {
     char err[512];
-    MPI_Barrier(r->comm);
+    arrive(r, "before the traced call");
     mring_ctx_trace_next(r->ctx);
     if (call(r, in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
         cli_fail(NULL, "--trace %s: the traced call failed", r->b->trace);
