@@ -14,9 +14,10 @@
  * C: one DGX-1 node (8 P100 on the hybrid cube-mesh), 512 MB: the tuned busbw, out of place and
  *    in place, against the NVLink bound: every GPU has 4 NVLinks of 18 GB/s per direction in the
  *    platform, and an allreduce sends 2 S (P-1)/P bytes from every GPU, so busbw <= 4 x 18 = 72 GB/s.
- * D: the emulated testbed's sign agreement, from validation/run's last report (it needs root and minutes):
+ * D: the emulated testbed's sign agreement, from validation/run's last report (it needs root and hours):
  *    where the simulator predicts a chunked multiring faster than the plain one, the measured speed-up
- *    must be > 1 and within 10% (the validation's accuracy target) of the predicted one.
+ *    must be > 1 and within 10% (the validation's accuracy target) of the predicted one; measured in
+ *    validation/pairs' alternated pairs where a shape has them, else in validation/run's rounds.
  */
 #include <limits.h>
 #include <stdio.h>
