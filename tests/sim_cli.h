@@ -1,6 +1,7 @@
 /* sim_cli.h - what tests/test_sim*.c share on top of cli_run.h: a run that must succeed, paths of
  * the repository's files (found from $MRING_BIN, so the tests do not depend on the cwd), a
- * scratch directory per test program, the links of a platform's route and a link's bandwidth, and a CSV line's fields.  Header-only: each test_*.c is one translation unit.
+ * scratch directory per test program, a whole file read and a shell command that must succeed, the links of a
+ * platform's route and a link's bandwidth, and a CSV line's fields.  Header-only: each test_*.c is one translation unit.
  * Include after <cmocka.h>.
  */
 #ifndef MRING_TESTS_SIM_CLI_H
@@ -145,6 +146,28 @@ static inline double sim_link_bw(const char *platform, const char *from, const c
         fail_msg("%s: no %s link in GBps in:\n%s", r.cmd, link, r.out);
     cli_free(&r);
     return bw * 1e9;
+}
+
+/* The whole file at path (malloc'd; the caller frees), read with cli_run.h's cli_slurp; fails the test when
+ * it cannot be read. */
+static inline char *sim_read_file(const char *path)
+{
+    size_t len;
+    int fd = open(path, O_RDONLY);
+    char *text = fd >= 0 ? cli_slurp(fd, &len) : NULL;
+    if (fd >= 0)
+        close(fd);
+    if (!text)
+        fail_msg("cannot read %s", path);
+    return text;
+}
+
+/* Run cmd with /bin/sh (cli_shell); fails the test, with its output, unless it exits 0. */
+static inline void sim_shell_ok(const char *cmd)
+{
+    static char out[1 << 14];
+    if (cli_shell(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed: %s", cmd, out);
 }
 
 /* How many of the n names contain part. */

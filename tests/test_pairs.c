@@ -18,7 +18,6 @@
 
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,26 +27,6 @@
 
 #define PLAIN "--algo multiring --topo 2x2"
 #define CHUNKED PLAIN " --chunks 2"
-
-/* the whole file at path (malloc'd; the caller frees) */
-static char *read_all(const char *path)
-{
-    size_t len;
-    int fd = open(path, O_RDONLY);
-    char *text = fd >= 0 ? cli_slurp(fd, &len) : NULL;
-    if (fd >= 0)
-        close(fd);
-    if (!text)
-        fail_msg("cannot read %s", path);
-    return text;
-}
-
-static void sh_ok(const char *cmd)
-{
-    static char out[1 << 14];
-    if (cli_shell(cmd, out, sizeof out) != 0)
-        fail_msg("%s failed: %s", cmd, out);
-}
 
 /* the crafted run of the header comment; mode is meta's mode= */
 static void craft_run(const char *mode)
@@ -62,7 +41,7 @@ static void craft_run(const char *mode)
              CHUNKED ",4,4096,125,125,125\\n" CHUNKED ",4,65536,800,1000,1000\\n" CHUNKED ",4,1048576,3200,3200,3200\\n'"
              " > joined.csv",
              sim_tmp, mode);
-    sh_ok(cmd);
+    sim_shell_ok(cmd);
     /* pairs 1-3 of both, pair 4 of the plain one alone: (plain, chunked) us at 64 KiB and at 1 MiB */
     static const int at64k[4][2] = {{1000, 1000}, {1100, 1000}, {1300, 1000}, {999, 0}},
                      at1m[4][2] = {{4000, 4000}, {4000, 5000}, {4000, 2500}, {1, 0}};
@@ -87,16 +66,16 @@ static void report_judges_pairs(void **st)
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", sim_repo_path("validation/report"), sim_tmp);
     if (cli_shell(cmd, out, sizeof out) != 0)
         fail_msg("%s failed: %s", cmd, out);
-    char *text = read_all(sim_tmp_path("overlap-pairs.csv"));
+    char *text = sim_read_file(sim_tmp_path("overlap-pairs.csv"));
     assert_string_equal(text, "config,plain,size,predicted_speedup,measured_speedup,sign_agrees,within_10pct,pairs_spread,pairs\n"
                               CHUNKED "," PLAIN ",65536,1.2,1.1,yes,yes,0.3,3\n"
                               CHUNKED "," PLAIN ",1048576,1.375,1,no,no,1,3\n");
     free(text);
     /* the rounds' judgement stays beside it (1.25 measured at 64 KiB, 1.25 at 1 MiB) */
-    text = read_all(sim_tmp_path("overlap.csv"));
+    text = sim_read_file(sim_tmp_path("overlap.csv"));
     assert_non_null(strstr(text, CHUNKED "," PLAIN ",65536,1.2,1.25,yes,yes,-\n"));
     free(text);
-    text = read_all(sim_tmp_path("REPORT.md"));
+    text = sim_read_file(sim_tmp_path("REPORT.md"));
     assert_non_null(strstr(text, "| " CHUNKED " | 64 KiB | 1.200 | 1.100 | yes | yes | 30.0% |"));
     assert_non_null(strstr(text, "Predicted gains measured in pairs: 2; the measurement agrees in sign at 1 and is also "
                                  "within 10% at 1 (target: all 2: missed)."));
@@ -107,7 +86,7 @@ static void report_judges_pairs(void **st)
     if (cli_shell(cmd, out, sizeof out) != 0)
         fail_msg("%s failed: %s", cmd, out);
     assert_int_equal(access(sim_tmp_path("overlap-pairs.csv"), F_OK), -1);
-    text = read_all(sim_tmp_path("REPORT.md"));
+    text = sim_read_file(sim_tmp_path("REPORT.md"));
     assert_null(strstr(text, "alternated pairs"));
     free(text);
 }
@@ -146,11 +125,11 @@ static void pairs_refuses_bad_input(void **st)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         craft_run("netns");
-        char *pairs_before = read_all(sim_tmp_path("pairs.csv"));
+        char *pairs_before = sim_read_file(sim_tmp_path("pairs.csv"));
         int status = pairs(bad[i].before, bad[i].args, out, sizeof out);
         if (status != 2 || !strstr(out, bad[i].says) || strchr(out, '\n') + 1 != strstr(out, "exit "))
             fail_msg("pairs %s: want one line saying '%s' and exit 2, got: %s", bad[i].args, bad[i].says, out);
-        char *pairs_after = read_all(sim_tmp_path("pairs.csv"));
+        char *pairs_after = sim_read_file(sim_tmp_path("pairs.csv"));
         assert_string_equal(pairs_after, pairs_before);
         free(pairs_before);
         free(pairs_after);

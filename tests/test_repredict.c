@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "csv_table.h"
@@ -34,26 +33,6 @@
 #define NCONFIGS 4
 static const char *const configs[NCONFIGS] = {"--algo multiring --topo 2x2", "--algo multiring --topo 2x2 --chunks 4",
                                               "--algo ring --topo 4", "--algo mpi"};
-
-/* the whole file at path (malloc'd; the caller frees): cli_run.h's reader */
-static char *read_all(const char *path)
-{
-    size_t len;
-    int fd = open(path, O_RDONLY);
-    char *text = fd >= 0 ? cli_slurp(fd, &len) : NULL;
-    if (fd >= 0)
-        close(fd);
-    if (!text)
-        fail_msg("cannot read %s", path);
-    return text;
-}
-
-static void sh_ok(const char *cmd)
-{
-    static char out[1 << 14];
-    if (cli_shell(cmd, out, sizeof out) != 0)
-        fail_msg("%s failed: %s", cmd, out);
-}
 
 /* mring CMD's time_us (as it prints it) for CONFIG at SIZE bytes on the scratch platform, with software
  * profile PROFILE (NULL: the platform's own), into buf */
@@ -89,7 +68,7 @@ static void craft_run(void)
              "printf 'config,ranks,size,smpi_us,sim_us\\n" SMPI_CONFIG ",4,65536,777,1\\n"
              SMPI_CONFIG ",4,4194304,888,1\\n' > smpi.csv",
              sim_tmp, cli_bin(), configs[0], configs[1], configs[2], configs[3], cli_bin());
-    sh_ok(cmd);
+    sim_shell_ok(cmd);
 }
 
 static void predicts_again(void **st)
@@ -97,13 +76,13 @@ static void predicts_again(void **st)
     char cmd[16384], want_sim[64], want_model[64], out[1 << 14];
     (void)st;
     craft_run();
-    char *meta_before = read_all(sim_tmp_path("meta"));
+    char *meta_before = sim_read_file(sim_tmp_path("meta"));
     snprintf(cmd, sizeof cmd, "%s %s 2>&1", sim_repo_path("validation/repredict"), sim_tmp);
     if (cli_shell(cmd, out, sizeof out) != 0)
         fail_msg("%s failed: %s", cmd, out);
     struct csv_table t;
     const char *path = sim_tmp_path("joined.csv");
-    char *text = read_all(path);
+    char *text = sim_read_file(path);
     csv_read_ok(text, &t, path);
     assert_int_equal(t.nrows, NCONFIGS * 3);
     for (int i = 0; i < t.nrows; i++) {
@@ -122,7 +101,7 @@ static void predicts_again(void **st)
     free(text);
     /* smpi.csv: SMPI's times kept, mring simulate's on conn=stream beside them */
     path = sim_tmp_path("smpi.csv");
-    text = read_all(path);
+    text = sim_read_file(path);
     csv_read_ok(text, &t, path);
     assert_int_equal(t.nrows, 2);
     assert_string_equal(csv_str(&t, 0, "smpi_us"), "777");
@@ -139,7 +118,7 @@ static void predicts_again(void **st)
     /* meta: the run's lines kept but platform= and platform_file= (now DIR's: the crafted run's were
      * elsewhere) and repredicted= (the earlier one replaced), which come last; crafted, they are the 5th, the
      * 6th and the last line */
-    text = read_all(sim_tmp_path("meta"));
+    text = sim_read_file(sim_tmp_path("meta"));
     char want[1 << 14], *pf = strstr(meta_before, "platform="), *pf_end = strchr(strchr(pf, '\n') + 1, '\n');
     *strstr(meta_before, "repredicted=") = '\0';
     snprintf(want, sizeof want, "%.*s%splatform=%s/platform.xml\nplatform_file=%s/platform.xml\nrepredicted=20",
@@ -149,7 +128,7 @@ static void predicts_again(void **st)
         fail_msg("meta after repredict:\n%s\nwant:\n%s...(a date, one line)", text, want);
     free(text);
     free(meta_before);
-    text = read_all(sim_tmp_path("REPORT.md"));
+    text = sim_read_file(sim_tmp_path("REPORT.md"));
     assert_non_null(strstr(text, "**Predicted again** 20"));
     char on[PATH_MAX + 64];
     snprintf(on, sizeof on, "on `%s/platform.xml`", sim_tmp); /* the platform it predicted on */
@@ -179,7 +158,7 @@ static int repredict(const char *before, const char *args, char *out, size_t len
 static void check_kept(char *const *was, const char *what)
 {
     for (int k = 0; k < NKEPT; k++) {
-        char *now = read_all(sim_tmp_path(kept[k]));
+        char *now = sim_read_file(sim_tmp_path(kept[k]));
         if (strcmp(now, was[k]))
             fail_msg("%s changed %s", what, kept[k]);
         free(now);
@@ -193,7 +172,7 @@ static void refuses_bad_runs(void **st)
     (void)st;
     craft_run();
     for (int k = 0; k < NKEPT; k++)
-        was[k] = read_all(sim_tmp_path(kept[k]));
+        was[k] = sim_read_file(sim_tmp_path(kept[k]));
     static const struct {
         const char *args, *says;
     } bad[] = {{"", "no run directory given"},        {NULL, "one run directory expected, got 2"},
