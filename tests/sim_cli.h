@@ -170,6 +170,18 @@ static inline void sim_shell_ok(const char *cmd)
         fail_msg("%s failed: %s", cmd, out);
 }
 
+/* The status a shell command ending in `echo "exit $?"` printed last in out; fails the test when there is none. */
+static inline int sim_last_exit(const char *out)
+{
+    int status = -1;
+    const char *e = strstr(out, "exit ");
+    while (e && strstr(e + 1, "exit "))
+        e = strstr(e + 1, "exit ");
+    if (!e || sscanf(e, "exit %d", &status) != 1)
+        fail_msg("no exit status in: %s", out);
+    return status;
+}
+
 /* How many of the n names contain part. */
 static inline int sim_count_containing(char names[][64], int n, const char *part)
 {

@@ -96,16 +96,12 @@ static void report_judges_pairs(void **st)
 static int pairs(const char *before, const char *args, char *out, size_t len)
 {
     char cmd[4 * PATH_MAX + 1024];
-    int status = -1;
-    snprintf(cmd, sizeof cmd, "d=%s; { %s \"$d\" >/dev/null && %s; } || { echo \"setup failed: exit 99\"; exit 0; }; %s %s 2>&1; echo \"exit $?\"", sim_tmp,
-             sim_repo_path("validation/report"), before, sim_repo_path("validation/pairs"), args);
+    snprintf(cmd, sizeof cmd,
+             "d=%s; { %s \"$d\" >/dev/null && %s; } || { echo \"setup failed: exit 99\"; exit 0; }; "
+             "%s %s 2>&1; echo \"exit $?\"",
+             sim_tmp, sim_repo_path("validation/report"), before, sim_repo_path("validation/pairs"), args);
     assert_int_equal(cli_shell(cmd, out, len), 0);
-    const char *e = strstr(out, "exit ");
-    while (e && strstr(e + 1, "exit "))
-        e = strstr(e + 1, "exit ");
-    if (!e || sscanf(e, "exit %d", &status) != 1)
-        fail_msg("no exit status in: %s", out);
-    return status;
+    return sim_last_exit(out);
 }
 
 static void pairs_refuses_bad_input(void **st)

@@ -144,15 +144,9 @@ static const char *const kept[NKEPT] = {"joined.csv", "meta", "smpi.csv"};
 static int repredict(const char *before, const char *args, char *out, size_t len)
 {
     char cmd[16384];
-    int status = -1;
     snprintf(cmd, sizeof cmd, "%s; %s %s 2>&1; echo \"exit $?\"", before, sim_repo_path("validation/repredict"), args);
     assert_int_equal(cli_shell(cmd, out, len), 0);
-    const char *e = strstr(out, "exit ");
-    while (e && strstr(e + 1, "exit "))
-        e = strstr(e + 1, "exit ");
-    if (!e || sscanf(e, "exit %d", &status) != 1)
-        fail_msg("no exit status in: %s", out);
-    return status;
+    return sim_last_exit(out);
 }
 
 static void check_kept(char *const *was, const char *what)
