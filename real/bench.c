@@ -42,7 +42,9 @@ static int call(const run_t *r, const void *in, void *out, int64_t count)
 }
 
 /* A barrier that gives the core away while it waits (mring_comm_arrive: MPI_Ibarrier tested, sched_yield
- * between tests), at most --timeout seconds, else the job aborts naming WHERE.  MPI_Barrier spins: with more
+ * between tests); past its deadline the job aborts naming WHERE.  The deadline is not one call's --timeout:
+ * a peer may still be in the calls before it, each bounded by --timeout (a call past it aborts the job,
+ * naming the stuck operation), plus 60 s for the work between them (filling and checking buffers).  MPI_Barrier spins: with more
  * ranks than cores (the 2-core testbed's 8 ranks), the ranks already in it held the cores the last one
  * needed to finish its warm-up, and it left the barrier up to 24 ms after them (2026-12-07, 2x2x2, 4
  * chunks at 64 KiB: the first timed call 10-28 ms where the others took 3.6-4.8 ms); after the timed
@@ -51,7 +53,8 @@ static int call(const run_t *r, const void *in, void *out, int64_t count)
 static void arrive(const run_t *r, const char *where)
 {
     char err[160];
-    if (mring_comm_arrive(r->comm, r->b->timeout, err, sizeof err) != MPI_SUCCESS) {
+    double deadline_s = r->b->timeout * (r->b->warmup + r->b->iters + 1) + 60.0;
+    if (mring_comm_arrive(r->comm, deadline_s, err, sizeof err) != MPI_SUCCESS) {
         fprintf(stderr, "mring-bench: rank %d: barrier %s: %s\n", r->rank, where, err);
         MPI_Abort(r->comm, 1);
     }
