@@ -44,12 +44,12 @@ static int call(const run_t *r, const void *in, void *out, int64_t count)
 /* A barrier that gives the core away while it waits (mring_comm_arrive: MPI_Ibarrier tested, sched_yield
  * between tests); past its deadline the job aborts naming WHERE.  The deadline is not one call's --timeout:
  * a peer may still be in the calls before it, each bounded by --timeout (a call past it aborts the job,
- * naming the stuck operation), plus 60 s for the work between them (filling and checking buffers).  MPI_Barrier spins: with more
- * ranks than cores (the 2-core testbed's 8 ranks), the ranks already in it held the cores the last one
- * needed to finish its warm-up, and it left the barrier up to 24 ms after them (2026-12-07, 2x2x2, 4
- * chunks at 64 KiB: the first timed call 10-28 ms where the others took 3.6-4.8 ms); after the timed
- * calls, ranks done with their last call and spinning in the blocking collectives that follow held the
- * cores the others needed for theirs (the last call 14-17 ms). */
+ * naming the stuck operation), plus 60 s for the work between them (filling and checking buffers).
+ * MPI_Barrier spins: with more ranks than cores (the 2-core testbed's 8 ranks), the ranks already in it
+ * held the cores the last one needed to finish its warm-up, and it left the barrier up to 24 ms after them
+ * (2026-12-07, 2x2x2, 4 chunks at 64 KiB: the first timed call 10-28 ms where the others took 3.6-4.8 ms);
+ * after the timed calls, ranks done with their last call and spinning in the blocking collectives that
+ * follow held the cores the others needed for theirs (the last call 14-17 ms). */
 static void arrive(const run_t *r, const char *where)
 {
     char err[160];
