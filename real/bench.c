@@ -21,6 +21,13 @@ static void finalize_hook(int status)
     MPI_Finalize();
 }
 
+/* One --alternate configuration: its context and its rows' fields. */
+typedef struct alt {
+    mring_ctx_t *ctx;
+    mring_row_t row;
+    char topo[64], rings[64], desc[16384];
+} alt_t;
+
 typedef struct run {
     const bench_t *b;
     mring_ctx_t *ctx;
@@ -28,9 +35,13 @@ typedef struct run {
     mring_dtype_t t;
     int rank, P;
     bench_percall_t *pc; /* --per-call: every timed call's start and duration */
+    alt_t *alt;          /* b->nalt alternate configurations (--alternate) */
 } run_t;
 
-static int call(const run_t *r, const void *in, void *out, int64_t count)
+/* Configuration k's context: 0 the main one, k the k-th --alternate. */
+static mring_ctx_t *ctx_of(const run_t *r, int k) { return k ? r->alt[k - 1].ctx : r->ctx; }
+
+static int call(const run_t *r, int k, const void *in, void *out, int64_t count)
 {
     if (r->b->mpi) {
         int rc = MPI_Allreduce(in, out, (int)count, mring_mpi_datatype(r->t), mring_mpi_op(r->b->op), r->comm);
@@ -38,7 +49,7 @@ static int call(const run_t *r, const void *in, void *out, int64_t count)
             mring_scale_avg(out, (size_t)count, r->t, r->P);
         return rc;
     }
-    return mring_allreduce(in, out, count, r->t, r->b->op, r->ctx);
+    return mring_allreduce(in, out, count, r->t, r->b->op, ctx_of(r, k));
 }
 
 /* A barrier that gives the core away while it waits (mring_comm_arrive: MPI_Ibarrier tested, sched_yield
@@ -60,49 +71,62 @@ static void arrive(const run_t *r, const char *where)
     }
 }
 
-/* Seconds per call on this rank, combined over ranks as -a says; min and max too.  --barrier 1 times each
- * call alone after a barrier (OSU Micro-Benchmarks' osu_allreduce: MPI_Barrier between calls, each timed);
- * 0 times the calls back to back (nccl-tests' all_reduce_perf).  With --per-call every call is stamped
- * too (wall clock, before and after it) and the stamps written once the calls are done. */
-static void timed(const run_t *r, const void *in, void *out, int64_t count, double *t, double *tmin, double *tmax)
+/* mine: seconds per call on this rank -> *t combined over ranks as -a says, *tmin and *tmax. */
+static void combine(const run_t *r, double mine, double *t, double *tmin, double *tmax)
 {
-    int n = r->b->iters;
-    double *start = r->pc ? malloc(2 * (size_t)n * sizeof *start) : NULL, *end = start ? start + n : NULL;
-    if (r->pc && !start) {
-        fprintf(stderr, "mring-bench: --per-call: out of memory for %d calls\n", n);
-        MPI_Abort(r->comm, 1); /* one rank's failure: the others would wait in a collective */
-    }
-    for (int i = 0; i < r->b->warmup; i++)
-        call(r, in, out, count);
-    double mine = 0, sum;
-    arrive(r, "before the timed calls");
-    double t0 = MPI_Wtime();
-    for (int i = 0; i < n; i++) {
-        if (r->b->barrier) { /* each call alone, from a barrier (OSU's osu_allreduce) */
-            arrive(r, "before a timed call (--barrier 1)");
-            t0 = MPI_Wtime();
-        }
-        if (start)
-            start[i] = bench_percall_now();
-        call(r, in, out, count);
-        if (start)
-            end[i] = bench_percall_now();
-        if (r->b->barrier)
-            mine += MPI_Wtime() - t0;
-    }
-    if (!r->b->barrier) /* back to back (nccl-tests): the block's time */
-        mine = MPI_Wtime() - t0;
-    arrive(r, "after the timed calls"); /* before the blocking collectives below */
-    if (start && bench_percall_rows(r->pc, r->comm, count * (int64_t)mring_dtype_size(r->t), in == MPI_IN_PLACE, n,
-                                    start))
-        cli_fail(NULL, "--per-call %s: writing it failed", r->b->per_call);
-    free(start);
-    mine /= n;
+    double sum;
     MPI_Allreduce(&mine, tmin, 1, MPI_DOUBLE, MPI_MIN, r->comm);
     MPI_Allreduce(&mine, tmax, 1, MPI_DOUBLE, MPI_MAX, r->comm);
     MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, r->comm);
     MPI_Bcast(&mine, 1, MPI_DOUBLE, 0, r->comm);
     *t = r->b->average == 0 ? mine : r->b->average == 1 ? sum / r->P : r->b->average == 2 ? *tmin : *tmax;
+}
+
+/* Seconds per call of each configuration k (0 the main one, then the --alternate ones) on this rank,
+ * combined over ranks as -a says into t[k], tmin[k], tmax[k].  --barrier 1 times each call alone after a
+ * barrier (OSU Micro-Benchmarks' osu_allreduce: MPI_Barrier between calls, each timed); 0 times the calls
+ * back to back (nccl-tests' all_reduce_perf), and one configuration's block as a whole.  With alternates
+ * each round of calls runs every configuration once, starting at configuration (round mod count), and
+ * each call is timed alone.  With --per-call every call is stamped too (wall clock, before and after it)
+ * and the stamps written once the calls are done. */
+static void timed(const run_t *r, const void *in, void *out, int64_t count, double *t, double *tmin, double *tmax)
+{
+    int n = r->b->iters, nc = 1 + r->b->nalt;
+    double *stamps = r->pc ? malloc(2 * (size_t)n * (size_t)nc * sizeof *stamps) : NULL;
+    if (r->pc && !stamps) {
+        fprintf(stderr, "mring-bench: --per-call: out of memory for %d calls\n", n * nc);
+        MPI_Abort(r->comm, 1); /* one rank's failure: the others would wait in a collective */
+    }
+    for (int i = 0; i < r->b->warmup; i++)
+        for (int j = 0; j < nc; j++)
+            call(r, (i + j) % nc, in, out, count);
+    double mine[1 + BENCH_MAX_ALT] = {0};
+    arrive(r, "before the timed calls");
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < nc; j++) {
+            int k = (i + j) % nc;
+            double *s = stamps ? stamps + 2 * (size_t)n * (size_t)k : NULL; /* k's starts, then its ends */
+            if (r->b->barrier) /* each call alone, from a barrier (OSU's osu_allreduce) */
+                arrive(r, "before a timed call (--barrier 1)");
+            double c0 = MPI_Wtime();
+            if (s)
+                s[i] = bench_percall_now();
+            call(r, k, in, out, count);
+            if (s)
+                s[n + i] = bench_percall_now();
+            mine[k] += MPI_Wtime() - c0;
+        }
+    if (!r->b->barrier && nc == 1) /* back to back (nccl-tests): the block's time */
+        mine[0] = MPI_Wtime() - t0;
+    arrive(r, "after the timed calls"); /* before the blocking collectives below */
+    for (int k = 0; stamps && k < nc; k++)
+        if (bench_percall_rows(r->pc, r->comm, count * (int64_t)mring_dtype_size(r->t), in == MPI_IN_PLACE, k, n,
+                               stamps + 2 * (size_t)n * (size_t)k))
+            cli_fail(NULL, "--per-call %s: writing it failed", r->b->per_call);
+    free(stamps);
+    for (int k = 0; k < nc; k++)
+        combine(r, mine[k] / n, &t[k], &tmin[k], &tmax[k]);
 }
 
 /* The buffers of one size: host copies (guarded) and, with --device cuda, the device buffers the
@@ -130,7 +154,7 @@ static void sync_buffers(bufs_t *b, int which, int to_dev)
 
 /* One checked call: wrong elements over all ranks, plus ranks whose result differs from rank 0's bits,
  * plus broken guards or a changed send buffer. */
-static int64_t checked(const run_t *r, bufs_t *bb, int64_t count, int inplace)
+static int64_t checked(const run_t *r, int k, bufs_t *bb, int64_t count, int inplace)
 {
     guarded_t *in = &bb->in, *out = &bb->out;
     size_t bytes = out->bytes;
@@ -141,7 +165,7 @@ static int64_t checked(const run_t *r, bufs_t *bb, int64_t count, int inplace)
     uint64_t before = inplace ? 0 : bench_hash(in->data, bytes), h;
     sync_buffers(bb, 0, 1);
     sync_buffers(bb, 1, 1);
-    if (call(r, inplace ? MPI_IN_PLACE : in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
+    if (call(r, k, inplace ? MPI_IN_PLACE : in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
         wrong += count ? count : 1;
     sync_buffers(bb, 0, 0);
     sync_buffers(bb, 1, 0);
@@ -194,7 +218,7 @@ static void traced_call(const run_t *r, bufs_t *bb, int64_t count)
     char err[512];
     arrive(r, "before the traced call");
     mring_ctx_trace_next(r->ctx);
-    if (call(r, in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
+    if (call(r, 0, in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
         cli_fail(NULL, "--trace %s: the traced call failed", r->b->trace);
     if (mring_trace_gather(r->ctx, count, r->t, r->b->trace, err, sizeof err))
         cli_fail(NULL, "--trace %s: %s", r->b->trace, err);
@@ -206,8 +230,9 @@ static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_
     bufs_t bb = {0};
     if (r->b->tuning)
         tuned_context(r, row, size, (char *)row->topo, (char *)row->rings);
-    if (r->ctx)
-        mring_ctx_set_cuda_aware(r->ctx, r->b->cuda_aware);
+    for (int k = 0; k <= r->b->nalt; k++)
+        if (ctx_of(r, k))
+            mring_ctx_set_cuda_aware(ctx_of(r, k), r->b->cuda_aware);
     same_count(r, count);
     if (guarded_alloc(&bb.in, (size_t)size) || guarded_alloc(&bb.out, (size_t)size))
         cli_fail(NULL, "out of memory for %lld bytes", (long long)size);
@@ -216,24 +241,29 @@ static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_
         cli_fail(NULL, "cudaMalloc of %lld bytes failed", (long long)size);
 #endif
     for (int inplace = 0; inplace < 2; inplace++) {
-        double t, tmin, tmax;
+        double t[1 + BENCH_MAX_ALT], tmin[1 + BENCH_MAX_ALT], tmax[1 + BENCH_MAX_ALT];
         bench_fill(bb.in.data, r->t, r->b->op, r->rank, r->P, count);
         memcpy(bb.out.data, bb.in.data, (size_t)size);
         sync_buffers(&bb, 0, 1);
         sync_buffers(&bb, 1, 1);
-        timed(r, inplace ? MPI_IN_PLACE : in_ptr(&bb), out_ptr(&bb), count, &t, &tmin, &tmax);
+        timed(r, inplace ? MPI_IN_PLACE : in_ptr(&bb), out_ptr(&bb), count, t, tmin, tmax);
         if (r->b->trace && last && !inplace)
             traced_call(r, &bb, count);
-        row->count = count;
-        row->size = size;
-        row->inplace = inplace;
-        row->time_us = t * 1e6;
-        row->time_min_us = tmin * 1e6;
-        row->time_max_us = tmax * 1e6;
-        row->wrong = r->b->check ? checked(r, &bb, count, inplace) : 0;
-        bad += row->wrong;
-        if (r->rank == 0 && mring_report_row(rep, row))
-            cli_fail(NULL, "writing the report failed");
+        for (int k = 0; k <= r->b->nalt; k++) {
+            mring_row_t *w = k ? &r->alt[k - 1].row : row;
+            w->count = count;
+            w->size = size;
+            w->inplace = inplace;
+            w->time_us = t[k] * 1e6;
+            w->time_min_us = tmin[k] * 1e6;
+            w->time_max_us = tmax[k] * 1e6;
+            w->wrong = r->b->check ? checked(r, k, &bb, count, inplace) : 0;
+            bad += w->wrong;
+            if (r->rank == 0 && r->b->nalt && r->b->fmt == MRING_FMT_TABLE) /* which configuration the row is */
+                printf("# %s\n", w->config);
+            if (r->rank == 0 && mring_report_row(rep, w))
+                cli_fail(NULL, "writing the report failed");
+        }
     }
     guarded_free(&bb.in);
     guarded_free(&bb.out);
@@ -244,10 +274,38 @@ static int64_t size_rows(run_t *r, mring_report_t *rep, mring_row_t *row, int64_
     return bad;
 }
 
+/* The --alternate configurations into r->alt: each read with the main one's data type and, when it names
+ * none, its grid; its context; its rows' fields (like's otherwise).  Bad flags, or a configuration the job
+ * cannot run, exit 2 naming the --alternate string. */
+static void alternates(run_t *r, bench_t *b, const mring_row_t *like)
+{
+    char err[512], cmd[600];
+    if (b->nalt && !(r->alt = calloc((size_t)b->nalt, sizeof *r->alt)))
+        cli_fail(NULL, "out of memory");
+    for (int k = 0; k < b->nalt; k++) {
+        alt_t *a = &r->alt[k];
+        cli_conf_t *cc = &b->alt_cc[k];
+        mring_config_t c;
+        mring_dtype_t t;
+        snprintf(cmd, sizeof cmd, "--alternate '%s'", b->alt_s[k]); /* the messages' prefix */
+        if (!cc->topo_s)
+            cc->topo_s = b->cc.topo_s;
+        cc->type_s = b->cc.type_s;
+        cli_conf_build(cmd, cc, 0, NULL, &c, &t);
+        if (mring_ctx_create(r->comm, &c, b->timeout, &a->ctx, err, sizeof err) != MPI_SUCCESS)
+            cli_usage_error(cmd, "%s", err);
+        a->row = *like;
+        a->row.algo = mring_algo_name(c.algo);
+        a->row.topo = mring_topo_format(&c.topo, a->topo, sizeof a->topo);
+        a->row.rings = mring_rings_format(&c, a->rings, sizeof a->rings);
+        a->row.config = mring_config_describe(&c, a->desc, sizeof a->desc);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static bench_t b;
-    run_t r = {&b, NULL, MPI_COMM_WORLD, MRING_FLOAT32, 0, 1, NULL};
+    run_t r = {&b, NULL, MPI_COMM_WORLD, MRING_FLOAT32, 0, 1, NULL, NULL};
     mring_config_t c;
     char err[512], topo[64], rings[64], own_s[64], title[512];
     static char desc[16384];
@@ -280,6 +338,7 @@ int main(int argc, char **argv)
                        .topo = mring_topo_format(&c.topo, topo, sizeof topo), .rings = mring_rings_format(&c, rings, sizeof rings),
                        .ranks = r.P, .type = mring_dtype_name(r.t), .redop = mring_redop_name(b.op), .real = 1,
                        .config = b.mpi ? NULL : mring_config_describe(&c, desc, sizeof desc)};
+    alternates(&r, &b, &row);
     bench_title(&b, r.P, &c, row.algo, topo, rings, title, sizeof title);
     if (b.per_call && !(r.pc = bench_percall_open(b.per_call, MPI_COMM_WORLD, err, sizeof err)))
         cli_usage_error(NULL, "%s", err);
@@ -297,6 +356,11 @@ int main(int argc, char **argv)
     if (r.pc && bench_percall_close(r.pc, err, sizeof err))
         cli_fail(NULL, "%s", err);
     mring_ctx_free(r.ctx);
+    for (int k = 0; k < b.nalt; k++) {
+        mring_ctx_free(r.alt[k].ctx);
+        free(b.alt_words[k]);
+    }
+    free(r.alt);
     mring_tuning_free(b.tuning);
     MPI_Finalize();
     return bad ? 1 : 0;

@@ -16,7 +16,7 @@ static void help(void)
            "                  [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
            "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n"
            "                  [--tuning FILE] [--device host|cuda] [--cuda-aware] [--barrier 0|1]\n"
-           "                  [--trace FILE.json] [--per-call FILE.csv]\n\n"
+           "                  [--trace FILE.json] [--per-call FILE.csv] [--alternate 'FLAGS']...\n\n"
            "Time allreduce on the MPI job's ranks with the flags of nccl-tests (all_reduce_perf), out of\n"
            "place and in place, and check every result: inputs whose exact sum is known whatever the\n"
            "reduction order, receive buffers poisoned first, guard words around the buffers, the send\n"
@@ -48,13 +48,20 @@ static void help(void)
            "  --trace FILE      after the last size's out-of-place timing, one more call from a barrier, traced: when\n"
            "                    each rank posted and completed each op, as the trace-event JSON of mring simulate\n"
            "                    --trace (open both in ui.perfetto.dev; each rank's times from its own start)\n"
-           "  --per-call FILE   also write every timed call of every rank as CSV (size,inplace,call,rank,start_s,\n"
+           "  --per-call FILE   also write every timed call of every rank as CSV (size,inplace,config,call,rank,start_s,\n"
            "                    time_us; start_s: wall clock, seconds since the epoch, to line up with other\n"
-           "                    tools' samples): the single slow calls that a block's mean hides\n",
-           mring_dtype_list(), mring_redop_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING));
+           "                    tools' samples): the single slow calls that a block's mean hides\n"
+           "  --alternate 'FLAGS'  one more configuration, as flags in one argument (e.g. '--chunks 4'; its --topo\n"
+           "                    and the data type default to the main one's), timed call by call beside the main\n"
+           "                    configuration: each round of calls runs every configuration once, the first one\n"
+           "                    rotating round by round, so all of them share the job's placement, connections and\n"
+           "                    moments; each gets its own rows (the config column says which), each call timed\n"
+           "                    alone, and --per-call's config column is 0 for the main one, k for the k-th\n"
+           "                    --alternate (up to %d)\n",
+           mring_dtype_list(), mring_redop_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING), BENCH_MAX_ALT);
 }
 
-enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE, OPT_PER_CALL };
+enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE, OPT_PER_CALL, OPT_ALTERNATE };
 
 /* One of mring-bench's own flags (not the sweep's nor the configuration's): opt with its argument arg. */
 static void bench_opt(bench_t *b, int opt, const char *arg, int rank0)
@@ -90,12 +97,47 @@ static void bench_opt(bench_t *b, int opt, const char *arg, int rank0)
     case OPT_BARRIER: b->barrier = cli_int(NULL, "--barrier", arg, 0, 1); break;
     case OPT_TRACE: b->trace = arg; break;
     case OPT_PER_CALL: b->per_call = arg; break;
+    case OPT_ALTERNATE:
+        if (b->nalt == BENCH_MAX_ALT)
+            cli_usage_error(NULL, "--alternate '%s': at most %d alternate configurations", arg, BENCH_MAX_ALT);
+        b->alt_s[b->nalt++] = arg;
+        break;
     case 'h':
         if (rank0)
             help();
         MPI_Finalize();
         exit(0);
     }
+}
+
+/* One --alternate string: split at blanks into *words (kept: cc points into it) and read as configuration
+ * flags into *cc.  An unknown or incomplete flag, a word that is not a flag, or --type (the run has one data
+ * type, -d) exits 2 naming the string. */
+static void alternate_parse(const char *s, cli_conf_t *cc, char **words)
+{
+    static const struct option opts[] = {CLI_CONF_OPTIONS, {0, 0, 0, 0}};
+    char *argv[64] = {"--alternate"}, *save = NULL;
+    int argc = 1, opt;
+    if (!(*words = strdup(s)))
+        cli_fail(NULL, "out of memory");
+    for (char *w = strtok_r(*words, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+        if (argc == 63)
+            cli_usage_error(NULL, "--alternate '%s': more than 62 words", s);
+        argv[argc++] = w;
+    }
+    *cc = (cli_conf_t){0};
+    optind = 0; /* glibc: start a new scan */
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (opt == ':' || opt == '?')
+            cli_usage_error(NULL, "--alternate '%s': %s '%s'; it takes the configuration flags of mring simulate", s,
+                            opt == ':' ? "no value for" : "unknown flag", argv[optind - 1]);
+        if (opt == OPT_TYPE)
+            cli_usage_error(NULL, "--alternate '%s': --type is the run's (-d), not one configuration's", s);
+        cli_conf_opt(cc, opt, optarg);
+    }
+    if (optind < argc)
+        cli_usage_error(NULL, "--alternate '%s': unexpected word '%s'", s, argv[optind]);
 }
 
 void bench_parse(int argc, char **argv, int rank0, bench_t *b)
@@ -113,6 +155,7 @@ void bench_parse(int argc, char **argv, int rank0, bench_t *b)
                                          {"barrier", required_argument, 0, OPT_BARRIER},
                                          {"trace", required_argument, 0, OPT_TRACE},
                                          {"per-call", required_argument, 0, OPT_PER_CALL},
+                                         {"alternate", required_argument, 0, OPT_ALTERNATE},
                                          {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     int opt;
     while ((opt = cli_getopt(NULL, argc, argv, "b:e:f:i:n:w:c:d:o:a:h", opts)) != -1) {
@@ -125,6 +168,8 @@ void bench_parse(int argc, char **argv, int rank0, bench_t *b)
     }
     if (optind < argc)
         cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
+    for (int k = 0; k < b->nalt; k++)
+        alternate_parse(b->alt_s[k], &b->alt_cc[k], &b->alt_words[k]);
 }
 
 void bench_check(const bench_t *b, mring_dtype_t t)
@@ -144,6 +189,13 @@ void bench_check(const bench_t *b, mring_dtype_t t)
     if (b->device)
         cli_usage_error(NULL, "--device cuda: this mring-bench was built without CUDA (nvcc not found)");
 #endif
+    if (b->nalt && (b->tuning_file || b->mpi))
+        cli_usage_error(NULL, "--alternate with %s: the alternated configurations are mring's, beside one main "
+                        "mring configuration", b->mpi ? "--algo mpi" : "--tuning");
+    for (int k = 0; k < b->nalt; k++)
+        if (b->alt_cc[k].algo_s && !strcmp(b->alt_cc[k].algo_s, "mpi"))
+            cli_usage_error(NULL, "--alternate '%s': --algo mpi cannot be alternated; give it as the main configuration "
+                            "in a job of its own", b->alt_s[k]);
     if (b->trace && b->mpi)
         cli_usage_error(NULL, "--trace with --algo mpi: MPI_Allreduce's inside is not traced; use an mring algorithm");
 }
@@ -161,4 +213,9 @@ void bench_title(const bench_t *b, int P, const mring_config_t *c, const char *r
         snprintf(title, len, "mring-bench: %s on %s (%d ranks), rings %s, segment %lld B%s%s, %d iterations, "
                  "%d warm-up, check %s", row_algo, topo, P, rings, (long long)c->segment, b->cc.dim_algo_s ? ", dim-algo " : "",
                  b->cc.dim_algo_s ? b->cc.dim_algo_s : "", b->iters, b->warmup, b->check ? "on" : "off");
+    if (b->nalt) {
+        size_t used = strlen(title);
+        snprintf(title + used, len - used, "; every call alternated with %d more configuration%s (--alternate; the "
+                 "config column says which row is which), each call timed alone", b->nalt, b->nalt > 1 ? "s" : "");
+    }
 }

@@ -24,7 +24,7 @@ bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, 
     } else if (rank == 0) {
         strcpy(pc->path, path);
         snprintf(pc->tmp, sizeof pc->tmp, "%s.tmp%ld", path, (long)getpid());
-        if (!(pc->f = fopen(pc->tmp, "w")) || fputs("size,inplace,call,rank,start_s,time_us\n", pc->f) < 0) {
+        if (!(pc->f = fopen(pc->tmp, "w")) || fputs("size,inplace,config,call,rank,start_s,time_us\n", pc->f) < 0) {
             snprintf(err, len, "--per-call '%s': cannot create it: %s", path, strerror(errno));
             ok = 0; /* closed and removed below */
         }
@@ -46,7 +46,8 @@ double bench_percall_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inplace, int n, const double *stamps)
+int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inplace, int config, int n,
+                       const double *stamps)
 {
     int P, bad = 0;
     MPI_Comm_size(comm, &P);
@@ -59,7 +60,7 @@ int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inp
     for (int r = 0; all && r < P; r++)
         for (int i = 0; i < n; i++) {
             const double *s = all + (size_t)r * 2 * (size_t)n;
-            if (fprintf(pc->f, "%lld,%d,%d,%d,%.6f,%.3f\n", (long long)size, inplace, i, r, s[i],
+            if (fprintf(pc->f, "%lld,%d,%d,%d,%d,%.6f,%.3f\n", (long long)size, inplace, config, i, r, s[i],
                         (s[n + i] - s[i]) * 1e6) < 0)
                 bad = 1;
         }

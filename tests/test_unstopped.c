@@ -7,7 +7,9 @@
  * min 2000, max 3000, algbw 2500000 B / 2.5 ms = 1 GB/s, busbw x 2 (P - 1) / P = 1).  Cases: that stop;
  * no stop (every call); a stop that ends exactly where a call starts (no overlap: kept); a stop over
  * every call of a row (all used, counted); the counts appended to COUNTS; the other columns kept
- * (config with spaces).  Bad input: a missing column, a row without calls, a time that is not a
+ * (config with spaces); two configurations alternated at one size (mring-bench --alternate: the rows told
+ * apart by their place, the calls by --per-call's config column), a stop over one call of the second.  Bad
+ * input: a missing column, a row without calls, an alternate row without its calls, a time that is not a
  * number (exit 1), a wrong argument count (exit 2), one stderr line each.  Needs python3.
  */
 #include <setjmp.h>
@@ -133,6 +135,37 @@ static void test_unstopped_cases(void **state)
     }
 }
 
+/* mring-bench --alternate: two configurations at 1000 B out of place, 3 calls each on 2 ranks, the
+ * second's calls 5 ms after the first's */
+#define BENCH_ALT BENCH_HEADER                                                                      \
+    "real,ring,2,1,2,1000,250,float32,sum,9,0.1,0.1,0,0,9,9,--algo ring --topo 2 --rings 1\n" \
+    "real,ring,2,2,2,1000,250,float32,sum,9,0.1,0.1,0,0,9,9,--algo ring --topo 2 --rings 2\n"
+#define PERCALL_ALT                                                                                                   \
+    "size,inplace,config,call,rank,start_s,time_us\n"                                                                 \
+    "1000,0,0,0,0,200.000000,8.000\n1000,0,0,1,0,200.010000,8.000\n1000,0,0,2,0,200.020000,8.000\n"                  \
+    "1000,0,0,0,1,200.000000,16.000\n1000,0,0,1,1,200.010000,16.000\n1000,0,0,2,1,200.020000,16.000\n"               \
+    "1000,0,1,0,0,200.005000,4.000\n1000,0,1,1,0,200.015000,4.000\n1000,0,1,2,0,200.025000,900.000\n"                \
+    "1000,0,1,0,1,200.005000,6.000\n1000,0,1,1,1,200.015000,6.000\n1000,0,1,2,1,200.025000,900.000\n"
+
+/* A stop over the second configuration's last call (200.0252-200.0255 s) leaves its calls 0 and 1 (rank 0
+ * 4 us, rank 1 6 -> 5 us, algbw 1000 B / 5 us = 0.2 GB/s, busbw x 2 (P - 1) / P = 1) and none of the first's. */
+static void test_unstopped_alternate(void **state)
+{
+    (void)state;
+    struct cli_result r;
+    const char *counts = put("counts.csv", "");
+    const char *want = BENCH_HEADER
+        "real,ring,2,1,2,1000,250,float32,sum,12,0.0833333,0.0833333,0,0,8,16,--algo ring --topo 2 --rings 1\n"
+        "real,ring,2,2,2,1000,250,float32,sum,5,0.2,0.2,0,0,4,6,--algo ring --topo 2 --rings 2\n";
+    unstopped(put("bench.csv", BENCH_ALT), put("percall.csv", PERCALL_ALT),
+              put("stops.csv", "from_s,to_s\n200.0252,200.0255\n"), counts, &r);
+    want_exit0(&r);
+    if (strcmp(r.out, want))
+        fail_msg("%s: want\n%s\ngot\n%s", r.cmd, want, r.out);
+    assert_string_equal(slurp(counts), "1000,0,3,0,3\n1000,0,3,1,2\n");
+    cli_free(&r);
+}
+
 /* bad input: one stderr line naming it, no CSV, COUNTS untouched; exit 1 for a bad file, 2 for bad usage */
 static void test_unstopped_bad_input(void **state)
 {
@@ -146,6 +179,8 @@ static void test_unstopped_bad_input(void **state)
         {put("nosize.csv", "source,time_us\nreal,1\n"), pc, stops, "no column size"},
         {bench, put("fewer.csv", "size,inplace,call,rank,start_s,time_us\n1000,0,0,0,100,8\n"), stops, "2500000 bytes"},
         {bench, pc, put("nan.csv", "from_s,to_s\n100,abc\n"), "to_s 'abc'"},
+        {put("alt.csv", BENCH_ALT), put("noconfig.csv", "size,inplace,call,rank,start_s,time_us\n1000,0,0,0,100,8\n"), stops,
+         "in place 0, configuration 1"},
         {bench, pc, put("nostops.csv", "cpu,late_ms\n"), "no column from_s, to_s"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
@@ -165,6 +200,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unstopped_cases),
+        cmocka_unit_test(test_unstopped_alternate),
         cmocka_unit_test(test_unstopped_bad_input),
     };
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
