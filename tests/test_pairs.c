@@ -7,7 +7,8 @@
  * 1000/1000, 1100/1000 and 1300/1000: median 1.1 (the rounds' 1.25 must not be taken), within 10% of 1.2
  * (1.2 / 1.1 - 1 = 0.0909), spread 1.3 / 1 - 1 = 0.3; at 1 MiB 4000/4000, 4000/5000 and 4000/2500: median 1,
  * sign disagrees, spread 1.6 / 0.8 - 1 = 1; 4 KiB predicts no gain and gets no row.  The report's section
- * counts 2 gains, 1 in sign, 1 within 10%, target missed.  validation/pairs: no directory, an unknown
+ * counts 2 gains, 1 in sign, 1 within 10%, target missed, and names the method (pairs of jobs, or with
+ * pairs_method=calls in meta one job alternating the configurations call by call).  validation/pairs: no directory, an unknown
  * option, --pairs 0 or x, a directory without meta, a run that is not on the testbed (mode loopback) and one
  * whose overlap.csv predicts no gain: exit 2 and one line naming it, the directory unchanged.
  */
@@ -79,7 +80,18 @@ static void report_judges_pairs(void **st)
     assert_non_null(strstr(text, "| " CHUNKED " | 64 KiB | 1.200 | 1.100 | yes | yes | 30.0% |"));
     assert_non_null(strstr(text, "Predicted gains measured in pairs: 2; the measurement agrees in sign at 1 and is also "
                                  "within 10% at 1 (target: all 2: missed)."));
-    assert_non_null(strstr(text, "`validation/pairs` 2026-12-07 01:00 UTC: 3 pairs"));
+    assert_non_null(strstr(text, "`validation/pairs` 2026-12-07 01:00 UTC: 3 pairs of jobs per configuration"));
+    free(text);
+    /* measured alternated call by call (pairs_method=calls): the same figures, the method said */
+    snprintf(cmd, sizeof cmd, "echo pairs_method=calls >> %s && %s %s 2>&1", sim_tmp_path("meta"),
+             sim_repo_path("validation/report"), sim_tmp);
+    if (cli_shell(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed: %s", cmd, out);
+    text = sim_read_file(sim_tmp_path("REPORT.md"));
+    assert_non_null(strstr(text, "`validation/pairs` 2026-12-07 01:00 UTC: 3 jobs per plain configuration, each running "
+                                 "it and its chunked twins\nalternated call by call (`mring-bench --alternate`"));
+    assert_non_null(strstr(text, "| " CHUNKED " | 64 KiB | 1.200 | 1.100 | yes | yes | 30.0% |"));
+    assert_null(strstr(text, "pairs of jobs"));
     free(text);
     /* without pairs.csv the report has no pairs (an earlier overlap-pairs.csv is removed) */
     snprintf(cmd, sizeof cmd, "rm %s && %s %s 2>&1", sim_tmp_path("pairs.csv"), sim_repo_path("validation/report"), sim_tmp);
