@@ -11,6 +11,9 @@
  * pairs_method=calls in meta one job alternating the configurations call by call).  validation/pairs: no directory, an unknown
  * option, --pairs 0 or x, a directory without meta, a run that is not on the testbed (mode loopback) and one
  * whose overlap.csv predicts no gain: exit 2 and one line naming it, the directory unchanged.
+ * validation/pairs-rows: one job of three configurations alternated (mring-bench --alternate), each row under
+ * its configuration by its place among its size's rows, at its wanted sizes only; a wrong element, a size
+ * short of a row, counts that do not match: exit 1.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -144,8 +147,64 @@ static void pairs_refuses_bad_input(void **st)
     }
 }
 
+/* One job of three configurations (mring-bench --alternate): its rows, two sizes out of place and in place,
+ * each size's three rows in configuration order; the second twin wanted at 256 KiB only */
+#define JOB_HEADER "source,algo,topo,rings,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps,inplace,wrong," \
+                   "time_min_us,time_max_us,config\n"
+#define JOB_ROW(size, inplace, us, wrong, cfg) "real,multiring,2x2,1,4," #size ",1,float32,sum," #us ",1,1," #inplace "," #wrong ",1,1," cfg "\n"
+#define JOB JOB_HEADER                                                                                                \
+    JOB_ROW(65536, 0, 1200, 0, PLAIN) JOB_ROW(65536, 0, 1000, 0, CHUNKED) JOB_ROW(65536, 0, 1100, 0, PLAIN " --chunks 4") \
+    JOB_ROW(65536, 1, 9, 0, PLAIN) JOB_ROW(65536, 1, 9, 0, CHUNKED) JOB_ROW(65536, 1, 9, 0, PLAIN " --chunks 4")          \
+    JOB_ROW(262144, 0, 4000, 0, PLAIN) JOB_ROW(262144, 0, 3000, 0, CHUNKED) JOB_ROW(262144, 0, 3500, 0, PLAIN " --chunks 4")
+#define JOB_COUNTS "65536,0,20,0,20\n65536,0,20,1,19\n65536,0,20,2,18\n65536,1,20,0,20\n65536,1,20,0,20\n" \
+                   "65536,1,20,0,20\n262144,0,20,0,20\n262144,0,20,3,17\n262144,0,20,4,16\n"
+
+/* validation/pairs-rows PAIR COUNTS BENCH and the three configurations' lines: exit status, output in out */
+static int pairs_rows(const char *counts, const char *bench, char *out, size_t len)
+{
+    char cmd[4 * PATH_MAX + 1024];
+    FILE *f = fopen(sim_tmp_path("job-counts.csv"), "w");
+    assert_non_null(f);
+    fputs(counts, f);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(f = fopen(sim_tmp_path("job.csv"), "w"));
+    fputs(bench, f);
+    assert_int_equal(fclose(f), 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s 2 job-counts.csv job.csv \"$(printf '%%s\\t%%s' '" PLAIN "' '65536 262144')\" "
+             "\"$(printf '%%s\\t%%s' '" CHUNKED "' '65536 262144')\" \"$(printf '%%s\\t%%s' '" PLAIN " --chunks 4' '262144')\" "
+             "2>&1; echo \"exit $?\"", sim_tmp, sim_repo_path("validation/pairs-rows"));
+    assert_int_equal(cli_shell(cmd, out, len), 0);
+    return sim_last_exit(out);
+}
+
+/* each out-of-place row under its configuration (its place among its size's rows), at its wanted sizes, with
+ * its counts line; then the job's bad output refused: a wrong element, a size short of one configuration's
+ * row, counts of another length */
+static void pairs_rows_maps_configurations(void **st)
+{
+    char out[1 << 14], bad_job[4096];
+    (void)st;
+    assert_int_equal(pairs_rows(JOB_COUNTS, JOB, out, sizeof out), 0);
+    assert_string_equal(out, "2,alternated," PLAIN ",65536,1200,20,20\n2,alternated," CHUNKED ",65536,1000,20,19\n"
+                             "2,alternated," PLAIN ",262144,4000,20,20\n2,alternated," CHUNKED ",262144,3000,20,17\n"
+                             "2,alternated," PLAIN " --chunks 4,262144,3500,20,16\nexit 0\n");
+    snprintf(bad_job, sizeof bad_job, "%s", JOB);
+    char *w = strstr(bad_job, ",1000,1,1,0,0,");
+    assert_non_null(w);
+    w[12] = '3'; /* 3 wrong elements in the first twin's 64 KiB row */
+    assert_int_equal(pairs_rows(JOB_COUNTS, bad_job, out, sizeof out), 1);
+    assert_non_null(strstr(out, "mring-bench " CHUNKED ": 3 wrong elements at 65536 bytes"));
+    snprintf(bad_job, sizeof bad_job, "%s", JOB);
+    *strstr(bad_job, "real,multiring,2x2,1,4,262144,1,float32,sum,3500") = '\0'; /* the last row lost */
+    assert_int_equal(pairs_rows(JOB_COUNTS, bad_job, out, sizeof out), 1);
+    assert_non_null(strstr(out, "2 rows of 262144 bytes (in place 0), not 3"));
+    assert_int_equal(pairs_rows("65536,0,20,0,20\n", JOB, out, sizeof out), 1);
+    assert_non_null(strstr(out, "job.csv has 9 rows, job-counts.csv 1 lines"));
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(report_judges_pairs), cmocka_unit_test(pairs_refuses_bad_input)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(report_judges_pairs), cmocka_unit_test(pairs_refuses_bad_input),
+                                       cmocka_unit_test(pairs_rows_maps_configurations)};
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
 }
