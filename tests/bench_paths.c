@@ -17,7 +17,8 @@
  * D: the emulated testbed's sign agreement, from validation/run's last report (it needs root and hours):
  *    where the simulator predicts a chunked multiring faster than the plain one, the measured speed-up
  *    must be > 1 and within 10% (the validation's accuracy target) of the predicted one; measured in
- *    validation/pairs' alternated pairs where a shape has them, else in validation/run's rounds.
+ *    validation/pairs' jobs where a shape has them (the configurations alternated call by call in one job, or
+ *    for runs measured before 2026-12-07 04:00, pairs of jobs), else in validation/run's rounds.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -195,13 +196,15 @@ static void meta_value(const char *shape, const char *key, char *out, size_t n, 
  * *rounds; else the rounds' rows are printed and added to both. */
 static void testbed_shape(const char *shape, gains_t *rounds, gains_t *pairs)
 {
-    char path[PATH_MAX + 64], date[128], queues[32], again[128], paired[128];
+    char path[PATH_MAX + 64], date[128], queues[32], again[128], paired[128], method[32];
     meta_value(shape, "date", date, sizeof date, "unknown date");
     meta_value(shape, "queues", queues, sizeof queues, "fifo (not recorded)"); /* recorded since 2026-12-05 */
     meta_value(shape, "repredicted", again, sizeof again, "");                  /* validation/repredict */
     meta_value(shape, "pairs", paired, sizeof paired, "");                      /* validation/pairs */
-    printf("  %s (%s, queues %s%s%s%s%s)\n", shape, date, queues, *again ? ", predicted again " : "", again,
-           *paired ? ", pairs measured " : "", paired);
+    meta_value(shape, "pairs_method", method, sizeof method, "");               /* since 2026-12-07 04:00 */
+    printf("  %s (%s, queues %s%s%s%s%s%s)\n", shape, date, queues, *again ? ", predicted again " : "", again,
+           *paired ? ", pairs measured " : "", paired,
+           !*paired ? "" : strcmp(method, "calls") ? " in pairs of jobs" : " alternated call by call in one job");
     gains_t r = {0, 0, 0}, p = {0, 0, 0};
     snprintf(path, sizeof path, "%s/validation/results/%s/overlap-pairs.csv", root, shape);
     int have_pairs = overlap_counts(path, 1, &p) == 0;
@@ -219,10 +222,10 @@ static void testbed_shape(const char *shape, gains_t *rounds, gains_t *pairs)
 }
 
 /* D: every shape validation/run measures (validation/README.md), the predicted gains counted together.  The
- * target is judged on the alternated pairs where a shape has them: a speed-up is a ratio of two
- * configurations' times, and the pairs measure both minutes apart, where the rounds can put a spell of the
- * host's stops on one and not the other (validation/README.md, "Alternated pairs"); the rounds' counts are
- * printed beside, not judged. */
+ * target is judged on validation/pairs' figures where a shape has them: a speed-up is a ratio of two
+ * configurations' times, and the pairs measure both side by side (call by call in one job), where the rounds
+ * measure each in its own job and can put a spell of the host's stops, or a slow job, on one and not the other
+ * (validation/README.md, "Alternated pairs"); the rounds' counts are printed beside, not judged. */
 static void section_testbed(void)
 {
     static const char *const shapes[] = {"2x2", "2x4", "2x2x2"};
