@@ -17,8 +17,8 @@
  * D: the emulated testbed's sign agreement, from validation/run's last report (it needs root and hours):
  *    where the simulator predicts a chunked multiring faster than the plain one, the measured speed-up
  *    must be > 1 and within 10% (the validation's accuracy target) of the predicted one; measured in
- *    validation/pairs' jobs where a shape has them (the configurations alternated call by call in one job, or
- *    for runs measured before 2026-12-07 04:00, pairs of jobs), else in validation/run's rounds.
+ *    validation/pairs' jobs (the configurations alternated call by call in one job) where a shape has them,
+ *    else in validation/run's rounds.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -196,15 +196,13 @@ static void meta_value(const char *shape, const char *key, char *out, size_t n, 
  * *rounds; else the rounds' rows are printed and added to both. */
 static void testbed_shape(const char *shape, gains_t *rounds, gains_t *pairs)
 {
-    char path[PATH_MAX + 64], date[128], queues[32], again[128], paired[128], method[32];
+    char path[PATH_MAX + 64], date[128], queues[32], again[128], paired[128];
     meta_value(shape, "date", date, sizeof date, "unknown date");
     meta_value(shape, "queues", queues, sizeof queues, "fifo (not recorded)"); /* recorded since 2026-12-05 */
     meta_value(shape, "repredicted", again, sizeof again, "");                  /* validation/repredict */
     meta_value(shape, "pairs", paired, sizeof paired, "");                      /* validation/pairs */
-    meta_value(shape, "pairs_method", method, sizeof method, "");               /* since 2026-12-07 04:00 */
-    printf("  %s (%s, queues %s%s%s%s%s%s)\n", shape, date, queues, *again ? ", predicted again " : "", again,
-           *paired ? ", pairs measured " : "", paired,
-           !*paired ? "" : strcmp(method, "calls") ? " in pairs of jobs" : " alternated call by call in one job");
+    printf("  %s (%s, queues %s%s%s%s%s)\n", shape, date, queues, *again ? ", predicted again " : "", again,
+           *paired ? ", pairs alternated call by call " : "", paired);
     gains_t r = {0, 0, 0}, p = {0, 0, 0};
     snprintf(path, sizeof path, "%s/validation/results/%s/overlap-pairs.csv", root, shape);
     int have_pairs = overlap_counts(path, 1, &p) == 0;

@@ -7,9 +7,8 @@
  * 1000/1000, 1100/1000 and 1300/1000: median 1.1 (the rounds' 1.25 must not be taken), within 10% of 1.2
  * (1.2 / 1.1 - 1 = 0.0909), spread 1.3 / 1 - 1 = 0.3; at 1 MiB 4000/4000, 4000/5000 and 4000/2500: median 1,
  * sign disagrees, spread 1.6 / 0.8 - 1 = 1; 4 KiB predicts no gain and gets no row.  The report's section
- * counts 2 gains, 1 in sign, 1 within 10%, target missed, and names the method (pairs of jobs, or with
- * pairs_method=calls in meta one job alternating the configurations call by call).  validation/pairs: no directory, an unknown
- * option, --pairs 0 or x, a directory without meta, a run that is not on the testbed (mode loopback) and one
+ * counts 2 gains, 1 in sign, 1 within 10%, target missed, and says how the jobs ran.  validation/pairs: no
+ * directory, an unknown option, --pairs 0 or x, a directory without meta, a run that is not on the testbed (mode loopback) and one
  * whose overlap.csv predicts no gain: exit 2 and one line naming it, the directory unchanged.
  * validation/pairs-rows: one job of three configurations alternated (mring-bench --alternate), each row under
  * its configuration by its place among its size's rows, at its wanted sizes only; a wrong element, a size
@@ -51,13 +50,13 @@ static void craft_run(const char *mode)
                      at1m[4][2] = {{4000, 4000}, {4000, 5000}, {4000, 2500}, {1, 0}};
     FILE *f = fopen(sim_tmp_path("pairs.csv"), "w");
     assert_non_null(f);
-    fprintf(f, "pair,order,config,size,time_us,calls,used\n");
+    fprintf(f, "pair,config,size,time_us,calls,used\n");
     for (int j = 0; j < 4; j++) {
-        fprintf(f, "%d,plain-first," PLAIN ",4096,7,20,20\n%d,plain-first," PLAIN ",65536,%d,20,19\n"
-                   "%d,plain-first," PLAIN ",1048576,%d,5,5\n", j + 1, j + 1, at64k[j][0], j + 1, at1m[j][0]);
+        fprintf(f, "%d," PLAIN ",4096,7,20,20\n%d," PLAIN ",65536,%d,20,19\n%d," PLAIN ",1048576,%d,5,5\n", j + 1, j + 1,
+                at64k[j][0], j + 1, at1m[j][0]);
         if (j < 3)
-            fprintf(f, "%d,plain-first," CHUNKED ",4096,9,20,20\n%d,plain-first," CHUNKED ",65536,%d,20,20\n"
-                       "%d,plain-first," CHUNKED ",1048576,%d,5,4\n", j + 1, j + 1, at64k[j][1], j + 1, at1m[j][1]);
+            fprintf(f, "%d," CHUNKED ",4096,9,20,20\n%d," CHUNKED ",65536,%d,20,20\n%d," CHUNKED ",1048576,%d,5,4\n",
+                    j + 1, j + 1, at64k[j][1], j + 1, at1m[j][1]);
     }
     assert_int_equal(fclose(f), 0);
 }
@@ -83,18 +82,8 @@ static void report_judges_pairs(void **st)
     assert_non_null(strstr(text, "| " CHUNKED " | 64 KiB | 1.200 | 1.100 | yes | yes | 30.0% |"));
     assert_non_null(strstr(text, "Predicted gains measured in pairs: 2; the measurement agrees in sign at 1 and is also "
                                  "within 10% at 1 (target: all 2: missed)."));
-    assert_non_null(strstr(text, "`validation/pairs` 2026-12-07 01:00 UTC: 3 pairs of jobs per configuration"));
-    free(text);
-    /* measured alternated call by call (pairs_method=calls): the same figures, the method said */
-    snprintf(cmd, sizeof cmd, "echo pairs_method=calls >> %s && %s %s 2>&1", sim_tmp_path("meta"),
-             sim_repo_path("validation/report"), sim_tmp);
-    if (cli_shell(cmd, out, sizeof out) != 0)
-        fail_msg("%s failed: %s", cmd, out);
-    text = sim_read_file(sim_tmp_path("REPORT.md"));
     assert_non_null(strstr(text, "`validation/pairs` 2026-12-07 01:00 UTC: 3 jobs per plain configuration, each running "
                                  "it and its chunked twins\nalternated call by call (`mring-bench --alternate`"));
-    assert_non_null(strstr(text, "| " CHUNKED " | 64 KiB | 1.200 | 1.100 | yes | yes | 30.0% |"));
-    assert_null(strstr(text, "pairs of jobs"));
     free(text);
     /* without pairs.csv the report has no pairs (an earlier overlap-pairs.csv is removed) */
     snprintf(cmd, sizeof cmd, "rm %s && %s %s 2>&1", sim_tmp_path("pairs.csv"), sim_repo_path("validation/report"), sim_tmp);
@@ -185,9 +174,8 @@ static void pairs_rows_maps_configurations(void **st)
     char out[1 << 14], bad_job[4096];
     (void)st;
     assert_int_equal(pairs_rows(JOB_COUNTS, JOB, out, sizeof out), 0);
-    assert_string_equal(out, "2,alternated," PLAIN ",65536,1200,20,20\n2,alternated," CHUNKED ",65536,1000,20,19\n"
-                             "2,alternated," PLAIN ",262144,4000,20,20\n2,alternated," CHUNKED ",262144,3000,20,17\n"
-                             "2,alternated," PLAIN " --chunks 4,262144,3500,20,16\nexit 0\n");
+    assert_string_equal(out, "2," PLAIN ",65536,1200,20,20\n2," CHUNKED ",65536,1000,20,19\n2," PLAIN ",262144,4000,20,20\n"
+                             "2," CHUNKED ",262144,3000,20,17\n2," PLAIN " --chunks 4,262144,3500,20,16\nexit 0\n");
     snprintf(bad_job, sizeof bad_job, "%s", JOB);
     char *w = strstr(bad_job, ",1000,1,1,0,0,");
     assert_non_null(w);
