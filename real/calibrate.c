@@ -23,10 +23,12 @@
  * too fast), so ping-pong stays the default.  Each level is fitted to t(m) = alpha + beta * m by
  * weighted least squares (GSL).  Then a ring of exchanges of every rank (rank i sends to i + 1 and
  * receives from i - 1, steps back to back: a ring allreduce's steps without the reduction), the slowest
- * rank's mean time per step, in --ring-passes passes over the sweep; LogGP's o is measured on the
- * inter-node pairs and the software profile fitted to the median of the passes per size on the wire line
- * of the level that bounds an allreduce across nodes (inter, else intra; with R >= 2, the level's alpha
- * with the bulk capacity of the NIC, or of the ports on one node: wire_line), and to each pass alone for the
+ * rank's mean time per step, in --passes passes over the sweep (the bulk tests too, over their sizes: a
+ * size's point is the median of its passes, those a stop of the machine overlapped left out, --stops);
+ * LogGP's o is measured on the inter-node pairs and the software profile fitted to the median of the
+ * ring's passes per size on the wire line of the level that bounds an allreduce across nodes (inter,
+ * else intra; with R >= 2, the level's alpha with the bulk capacity of the NIC, or of the ports on one
+ * node: wire_line), and to each pass alone for the
  * spread of its factors (fitted twice from one pass each on the same 2x4 testbed, 2026-12-03, the
  * latency factors came out x4.8 and x11.8 below 4 KiB, x1 and x12.6 at 4-64 KiB): where ranks outnumber
  * cores a step waits for its neighbours to be scheduled, which no
@@ -62,7 +64,7 @@
 #define REDUCE_BYTES ((int64_t)64 << 20) /* default buffer of the reduction throughput: 64 MiB of float32 */
 #define REDUCE_REPS 5                    /* timed passes over it (median), after one untimed pass */
 #define TAG 0x6361                       /* "ca" */
-#define RING_PASSES 5                    /* default passes of the ring of exchanges over the sweep */
+#define PASSES 5                         /* default passes over the sweep of the ring and of each bulk test */
 
 static int rank0;
 
@@ -89,13 +91,14 @@ static void help(void)
            "  --sizes MIN:MAX      message sizes, MIN, 2 MIN, 4 MIN ... up to MAX (default 1:4M; K/M/G = 2^10..)\n"
            "  --iters N            timed steps per size (default 20)\n"
            "  --warmup N           untimed steps first (default 3)\n"
-           "  --ring-passes N      passes of the ring of exchanges over the sweep, one after the other (default\n"
-           "                       5, at most 16): the profile is fitted to their median per size, and to each\n"
-           "                       pass alone for the spread of its factors\n"
+           "  --passes N           passes over the sweep of the ring of exchanges, and of each bulk test over\n"
+           "                       its sizes, one after the other (default 5, at most 16): a size's point is\n"
+           "                       the median of its passes; the profile is fitted to the ring's, and to each\n"
+           "                       of its passes alone for the spread of its factors\n"
            "  --stops FILE         when the machine stopped (a CSV with columns from_s and to_s, seconds since\n"
-           "                       the epoch: mring-witness's output, read after the ring's passes): a pass's\n"
-           "                       size a stop overlapped is left out of that size's median (all kept when\n"
-           "                       every pass's was); the JSON's passes_stopped says which\n"
+           "                       the epoch: mring-witness's output, read after each measurement's passes): a\n"
+           "                       pass's size a stop overlapped is left out of that size's median (all kept\n"
+           "                       when every pass's was); the JSON's passes_stopped says which\n"
            "  --pattern P          a step: pingpong (default: half a round trip) or exchange (the pair sends\n"
            "                       m bytes each way at once, step after step)\n"
            "  --format F           table (default) or json\n"
@@ -116,7 +119,7 @@ static void help(void)
 /* ---- options ---- */
 
 typedef struct opts {
-    int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes, pattern, ring_passes;
+    int rpn, iters, warmup, json, fit_only, one_pair, rack_nodes, pattern, passes;
     const char *stops;    /* --stops: the witness's CSV, NULL unset */
     double fit_o;         /* --fit-only --o: s per message end, < 0 unset */
     level_t *wire;        /* --fit-only --wire: its alpha and beta, NULL unset */
@@ -125,7 +128,7 @@ typedef struct opts {
 } opts_t;
 
 enum { OPT_RPN = OPT_FIRST_FREE, OPT_SIZES, OPT_ITERS, OPT_WARMUP, OPT_FORMAT, OPT_FIT_ONLY, OPT_REDUCE, OPT_ONE_PAIR,
-       OPT_O, OPT_RACK, OPT_PATTERN, OPT_WIRE, OPT_RING_PASSES, OPT_STOPS };
+       OPT_O, OPT_RACK, OPT_PATTERN, OPT_WIRE, OPT_PASSES, OPT_STOPS };
 
 static void parse_sizes(const char *s, opts_t *o)
 {
@@ -162,19 +165,19 @@ static void parse(int argc, char **argv, opts_t *o)
         {"reduce-bytes", required_argument, 0, OPT_REDUCE}, {"one-pair", no_argument, 0, OPT_ONE_PAIR},
         {"o", required_argument, 0, OPT_O},                {"nodes-per-rack", required_argument, 0, OPT_RACK},
         {"pattern", required_argument, 0, OPT_PATTERN},     {"wire", required_argument, 0, OPT_WIRE},
-        {"ring-passes", required_argument, 0, OPT_RING_PASSES}, {"stops", required_argument, 0, OPT_STOPS},
+        {"passes", required_argument, 0, OPT_PASSES},      {"stops", required_argument, 0, OPT_STOPS},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt;
     *o = (opts_t){.pattern = CALIB_PINGPONG, .iters = 20, .warmup = 3, .minb = 1, .maxb = 4 << 20,
-                  .reduce_bytes = REDUCE_BYTES, .fit_o = -1, .ring_passes = RING_PASSES};
+                  .reduce_bytes = REDUCE_BYTES, .fit_o = -1, .passes = PASSES};
     while ((opt = cli_getopt(NULL, argc, argv, "h", opts)) != -1) {
         switch (opt) {
         case OPT_RPN: o->rpn = cli_int(NULL, "--ranks-per-node", optarg, 1, 1 << 20); break;
         case OPT_SIZES: parse_sizes(optarg, o); break;
         case OPT_ITERS: o->iters = cli_int(NULL, "--iters", optarg, 1, 1000000); break;
         case OPT_WARMUP: o->warmup = cli_int(NULL, "--warmup", optarg, 0, 1000000); break;
-        case OPT_RING_PASSES: o->ring_passes = cli_int(NULL, "--ring-passes", optarg, 1, CALIB_MAX_PASSES); break;
+        case OPT_PASSES: o->passes = cli_int(NULL, "--passes", optarg, 1, CALIB_MAX_PASSES); break;
         case OPT_FORMAT:
             if (strcmp(optarg, "json") && strcmp(optarg, "table"))
                 cli_usage_error(NULL, "--format '%s' is unknown; expected table or json", optarg);
@@ -270,7 +273,7 @@ static const calib_profile_t *ring_profile(const level_t *l, calib_result_t *r, 
         }
         fprintf(stderr, "mring-calibrate: warning: %s: the profile has the factors only (o = 0)\n", err);
     }
-    if (calib_profile_spread(l, r->ring_pass, r->ring_passes, prof, err, sizeof err)) {
+    if (calib_profile_spread(l, r->ring_pass, r->passes, prof, err, sizeof err)) {
         fprintf(stderr, "mring-calibrate: warning: no software profile: %s\n", err);
         return NULL;
     }
@@ -300,6 +303,21 @@ static const level_t *wire_line(const calib_result_t *r, const char **name)
     wire.beta = 1 / bps;
     *name = r->inter ? "inter+nic" : "intra+port"; /* the level's alpha, the shared link's bandwidth */
     return &wire;
+}
+
+/* A measurement's r->passes passes settled into med on rank 0 (calib_settle: the points a stop overlapped left
+ * out, the median, its line), r->stopped counting the points left out; calib_die naming `what` when it cannot
+ * be fitted.  Returns med. */
+static const level_t *settle(const char *stops, const char *what, level_t *pass, level_t *med, calib_result_t *r)
+{
+    char err[256], msg[320];
+    int marked = rank0 ? calib_settle(stops, pass, r->passes, med, err, sizeof err) : 0;
+    if (marked < 0) {
+        snprintf(msg, sizeof msg, "%s of %d ranks: %s", what, r->P, err);
+        calib_die(msg);
+    }
+    r->stopped += marked;
+    return med;
 }
 
 static void finalize_hook(int status)
@@ -344,43 +362,37 @@ int main(int argc, char **argv)
     if (o.rack_nodes && (r.P / r.R) % o.rack_nodes)
         cli_usage_error(NULL, "--nodes-per-rack %d does not divide the %d nodes of the job", o.rack_nodes, r.P / r.R);
     calib_load_t lp = {.P = r.P, .R = r.R, .iters = o.iters, .warmup = o.warmup, .pattern = o.pattern, .minb = o.minb,
-                       .maxb = o.maxb, .one_pair = o.one_pair, .rack_nodes = o.rack_nodes,
-                       .ring_passes = o.ring_passes};
-    static level_t port, nic;
+                       .maxb = o.maxb, .one_pair = o.one_pair, .rack_nodes = o.rack_nodes, .passes = o.passes};
+    static level_t port_pass[CALIB_MAX_PASSES], nic_pass[CALIB_MAX_PASSES], uplink_pass[CALIB_MAX_PASSES];
+    static level_t port, nic, rack, uplink;
+    r.passes = o.passes;
     if (r.R >= 2) {
         calib_measure_level(&lp, me, CALIB_INTRA, &intra);
-        calib_measure_bulk(&lp, me, CALIB_INTRA, &port, &r.port_flows);
-        r.port = &port;
+        calib_measure_bulk(&lp, me, CALIB_INTRA, port_pass, &r.port_flows);
+        r.port = settle(o.stops, "the ports' bulk test", port_pass, &port, &r);
+        r.port_pass = port_pass;
     }
     if (r.P > r.R) {
         calib_measure_level(&lp, me, CALIB_INTER, &inter);
         calib_measure_overhead(&lp, me, &r.o_send, &r.o_recv);
         if (r.R >= 2) { /* the NIC the node's ranks share: its capacity from all of them at once */
-            calib_measure_bulk(&lp, me, CALIB_INTER, &nic, &r.nic_flows);
-            r.nic = &nic;
+            calib_measure_bulk(&lp, me, CALIB_INTER, nic_pass, &r.nic_flows);
+            r.nic = settle(o.stops, "the NICs' bulk test", nic_pass, &nic, &r);
+            r.nic_pass = nic_pass;
         }
     }
-    static level_t rack, uplink;
     if (o.rack_nodes && r.P / r.R > o.rack_nodes) {
         calib_measure_level(&lp, me, CALIB_RACK, &rack);
-        calib_measure_bulk(&lp, me, CALIB_RACK, &uplink, &r.uplink_flows);
+        calib_measure_bulk(&lp, me, CALIB_RACK, uplink_pass, &r.uplink_flows);
         r.rack = &rack;
-        r.uplink = &uplink;
+        r.uplink = settle(o.stops, "the uplinks' bulk test", uplink_pass, &uplink, &r);
+        r.uplink_pass = uplink_pass;
     }
     static level_t ring_pass[CALIB_MAX_PASSES], ring;
-    char err[256], msg[320];
     if (r.P >= 2) {
         calib_measure_ring(&lp, me, ring_pass);
-        if (rank0 && o.stops && (r.ring_stopped = calib_mark_stopped(o.stops, ring_pass, lp.ring_passes, err, sizeof err)) < 0)
-            calib_die(err);
-        if (rank0 && (calib_median_level(ring_pass, lp.ring_passes, &ring, err, sizeof err) ||
-                      calib_fit_level(&ring, err, sizeof err))) {
-            snprintf(msg, sizeof msg, "the ring of %d ranks: %s", r.P, err);
-            calib_die(msg);
-        }
-        r.ring = &ring;
+        r.ring = settle(o.stops, "the ring of exchanges", ring_pass, &ring, &r);
         r.ring_pass = ring_pass;
-        r.ring_passes = lp.ring_passes;
         calib_measure_conn(&lp, me, o.maxb, &r.conn_first, &r.conn_second);
     }
     r.intra = r.R >= 2 ? &intra : NULL;

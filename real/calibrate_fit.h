@@ -19,8 +19,8 @@ extern const char calib_fit_name[];
 
 typedef struct point {
     double bytes, time, fit, min; /* B, s (measured: median), s (alpha + beta * bytes), s (fastest) */
-    double from_s, to_s;          /* a ring pass's point: when rank 0 measured it (s since the epoch), else 0 */
-    int stopped;                  /* a ring pass's point a stop of the machine overlapped (calib_mark_stopped) */
+    double from_s, to_s;          /* a pass's point (ring, bulk test): when rank 0 measured it (s, epoch), else 0 */
+    int stopped;                  /* a pass's point a stop of the machine overlapped (calib_mark_stopped) */
 } point_t;
 
 typedef struct level {

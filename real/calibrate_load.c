@@ -201,30 +201,39 @@ static int group_of(const calib_load_t *lp, int me, int level)
     return level == CALIB_RACK ? node / (lp->rack_nodes ? lp->rack_nodes : lp->P / lp->R) : node;
 }
 
-void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows)
-{
-    char *buf = calloc(2, (size_t)lp->maxb), err[256], msg[320];
-    int q = calib_partner(lp, me, level), mine = q >= 0 && me < q && group_of(lp, me, level) == group_of(lp, 0, level);
-    if (!buf)
-        calib_die("out of memory (message buffer)");
-    *flows = 0;
-    MPI_Reduce(&mine, flows, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    *l = (level_t){.a = 0, .b = calib_partner(lp, 0, level), .pairs = *flows};
-    int64_t m = lp->maxb / 8 > lp->minb ? lp->maxb / 8 : lp->minb;
-    for (; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) /* a port: exchanges, one flow each way */
-        l->pt[l->n] = level == CALIB_INTRA ? steps_back_to_back(lp, q, q, buf, m) : bulk_step(lp, me, q, buf, m);
-    free(buf);
-    if (me == 0 && calib_fit_level(l, err, sizeof err)) {
-        snprintf(msg, sizeof msg, "bulk test of ranks %d and %d and the pairs beside them: %s", l->a, l->b, err);
-        calib_die(msg);
-    }
-}
-
 static double wall_s(void) /* seconds since the epoch: the clock mring-witness stamps stops with */
 {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Stamp p with when this rank measured it: from (wall_s() before its barrier) to now (calib_mark_stopped). */
+static void stamp(point_t *p, double from)
+{
+    p->from_s = from;
+    p->to_s = wall_s();
+}
+
+void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *pass, int *flows)
+{
+    char *buf = calloc(2, (size_t)lp->maxb);
+    int q = calib_partner(lp, me, level), mine = q >= 0 && me < q && group_of(lp, me, level) == group_of(lp, 0, level);
+    if (!buf)
+        calib_die("out of memory (message buffer)");
+    *flows = 0;
+    MPI_Reduce(&mine, flows, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    for (int k = 0; k < lp->passes; k++) {
+        level_t *l = &pass[k];
+        *l = (level_t){.a = 0, .b = calib_partner(lp, 0, level), .pairs = *flows};
+        for (int64_t m = lp->maxb / 8 > lp->minb ? lp->maxb / 8 : lp->minb; m <= lp->maxb && l->n < MAX_POINTS;
+             m *= 2, l->n++) {
+            double from = wall_s(); /* a port: exchanges, one flow each way */
+            l->pt[l->n] = level == CALIB_INTRA ? steps_back_to_back(lp, q, q, buf, m) : bulk_step(lp, me, q, buf, m);
+            stamp(&l->pt[l->n], from);
+        }
+    }
+    free(buf);
 }
 
 void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass)
@@ -233,14 +242,13 @@ void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass)
     int right = (me + 1) % lp->P, left = (me + lp->P - 1) % lp->P;
     if (!buf)
         calib_die("out of memory (message buffer)");
-    for (int k = 0; k < lp->ring_passes; k++) {
+    for (int k = 0; k < lp->passes; k++) {
         level_t *l = &pass[k];
         *l = (level_t){.a = 0, .b = 1 % lp->P, .pairs = lp->P};
         for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
             double from = wall_s();
             l->pt[l->n] = steps_back_to_back(lp, right, left, buf, m);
-            l->pt[l->n].from_s = from;
-            l->pt[l->n].to_s = wall_s();
+            stamp(&l->pt[l->n], from);
         }
     }
     free(buf);

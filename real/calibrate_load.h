@@ -18,7 +18,7 @@ typedef struct calib_load {
     int64_t minb, maxb;   /* the sweep: minb, 2 minb, ... maxb bytes */
     int one_pair;         /* 1: only rank 0's pair of a level, the others waiting */
     int rack_nodes;       /* nodes per rack (racks of a third level), 0 = one rack */
-    int ring_passes;      /* passes of the ring of exchanges over the sweep, 1..CALIB_MAX_PASSES */
+    int passes;           /* passes over the sweep of the ring of exchanges and of each bulk test (1..16) */
 } calib_load_t;
 
 /* How a pair measures: both send to each other at once, step after step, or ping-pong. */
@@ -51,7 +51,7 @@ int calib_partner(const calib_load_t *lp, int me, int level);
 void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
 
 /*
- * The capacity of the link a level's pairs share into l (CALIB_INTRA: a rank's port inside its node, which
+ * The capacity of the link a level's pairs share (CALIB_INTRA: a rank's port inside its node, which
  * every pair of the node loads both ways at once, as a multiring's first dimension does, where a ping-pong
  * loads it one way at a time; CALIB_INTER: the NIC of a node's ranks, which their concurrent ping-pongs
  * measure a share of or all of as they fall in or out of step; CALIB_RACK: a rack's uplink, which one pair
@@ -63,17 +63,20 @@ void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l);
  *   CALIB_INTRA: both ranks of a pair send m bytes to each other, lp->iters steps back to back after
  *     lp->warmup from one barrier; the slowest rank's mean time per step (8 ranks leave a barrier
  *     milliseconds apart on 2 cores, so a step timed alone from one loads the ports for part of it only).
- * Fitted on rank 0 (calib_die when it cannot).  *flows (rank 0) = the flows through the link of rank 0's
- * group in one direction (its port: 1; its node's NIC or its rack's uplink: the pairs whose sender is in the
- * node or rack), so the link carries *flows / l->beta bytes per second.  l->pairs = *flows.
+ * lp->passes passes over those sizes one after the other into pass[0 .. lp->passes - 1], each point stamped
+ * with when this rank measured it (from_s, to_s: CLOCK_REALTIME, from before its barrier to after its
+ * reductions) for calib_mark_stopped; not fitted (calib_settle: the median of the passes, then the line).
+ * *flows (rank 0) = the flows through the link of rank 0's group in one direction (its port: 1; its node's
+ * NIC or its rack's uplink: the pairs whose sender is in the node or rack), so the link carries
+ * *flows / beta bytes per second of the fitted line.  Each pass's pairs = *flows.
  * Measured on the 2x2x2 testbed (8 ranks on 2 cores, 2026-12-06): ports shaped at 1 Gbit/s, which the
  * pairs' ping-pongs fill (123 MB/s), carried 63, 82 and 124 MB/s each way in three runs of this test, the
  * cores' limit; at 500 Mbit/s 61.6, 61.5 and 63.1 MB/s (the rate: 62.5).
  */
-void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *l, int *flows);
+void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *pass, int *flows);
 
 /*
- * A ring of exchanges, every rank at once, into pass[0 .. lp->ring_passes - 1]: rank i sends m bytes to
+ * A ring of exchanges, every rank at once, into pass[0 .. lp->passes - 1]: rank i sends m bytes to
  * rank i + 1 and receives m bytes from rank i - 1 (mod P), lp->iters steps back to back after lp->warmup:
  * a ring allreduce's steps without the reduction, so each step waits for the neighbours to have been
  * scheduled (on a machine with more ranks than cores, far longer than a ping-pong).  A point is the

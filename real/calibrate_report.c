@@ -127,10 +127,22 @@ static void bulk_table(const char *name, const char *what, const level_t *l, int
            calib_bulk_bps(l, flows) / 1e9);
 }
 
-/* A bulk test as JSON (NULL: not measured -> null): the level, its flows and the link's capacity link_Bps. */
-static json_t *bulk_json(const level_t *l, int flows)
+/* A measurement of n passes as JSON (NULL: not measured -> null): the level (their median per size), then each
+ * pass's times (passes_s) and whether a stop overlapped each point (passes_stopped). */
+static json_t *passes_json(const level_t *l, const level_t *pass, int n)
 {
     json_t *o = calib_level_json(l);
+    if (l) {
+        json_object_set_new(o, "passes_s", calib_passes_json(pass, n, 0));
+        json_object_set_new(o, "passes_stopped", calib_passes_json(pass, n, 1));
+    }
+    return o;
+}
+
+/* A bulk test as JSON (NULL: not measured -> null): its passes, its flows and the link's capacity link_Bps. */
+static json_t *bulk_json(const level_t *l, const level_t *pass, int n, int flows)
+{
+    json_t *o = passes_json(l, pass, n);
     if (l) {
         json_object_set_new(o, "flows", json_integer(flows));
         json_object_set_new(o, "link_Bps", json_real(calib_bulk_bps(l, flows)));
@@ -146,9 +158,10 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     lib[strcspn(lib, "\n")] = '\0';
     if (!json) {
         printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d %s steps after %d;\n"
-               "# the ring: the median of %d passes (%d points of them left out: a stop overlapped them); fit %s; %s\n",
+               "# the ring and the bulk tests: the median of %d passes (%d points of them left out: a stop overlapped\n"
+               "# them); fit %s; %s\n",
                r->P, r->R, (long long)lp->minb, (long long)lp->maxb, lp->iters,
-               lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", lp->warmup, lp->ring_passes, r->ring_stopped,
+               lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", lp->warmup, r->passes, r->stopped,
                calib_fit_name, lib);
         calib_level_table("intra", r->intra);
         calib_level_table("inter", r->inter);
@@ -183,16 +196,10 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     json_object_set_new(j, "intra", calib_level_json(r->intra));
     json_object_set_new(j, "inter", calib_level_json(r->inter));
     json_object_set_new(j, "rack", calib_level_json(r->rack));
-    json_object_set_new(j, "port", bulk_json(r->port, r->port_flows));
-    json_object_set_new(j, "nic", bulk_json(r->nic, r->nic_flows));
-    json_object_set_new(j, "uplink", bulk_json(r->uplink, r->uplink_flows));
-    json_t *ring = calib_level_json(r->ring);
-    if (r->ring)
-    if (r->ring) {
-        json_object_set_new(ring, "passes_s", calib_passes_json(r->ring_pass, r->ring_passes, 0));
-        json_object_set_new(ring, "passes_stopped", calib_passes_json(r->ring_pass, r->ring_passes, 1));
-    }
-    json_object_set_new(j, "ring", ring);
+    json_object_set_new(j, "port", bulk_json(r->port, r->port_pass, r->passes, r->port_flows));
+    json_object_set_new(j, "nic", bulk_json(r->nic, r->nic_pass, r->passes, r->nic_flows));
+    json_object_set_new(j, "uplink", bulk_json(r->uplink, r->uplink_pass, r->passes, r->uplink_flows));
+    json_object_set_new(j, "ring", passes_json(r->ring, r->ring_pass, r->passes));
     json_object_set_new(j, "connection",
                         r->conn_second > 0
                             ? json_pack("{s:I, s:f, s:f, s:f, s:s}", "bytes", (json_int_t)lp->maxb, "first_s",

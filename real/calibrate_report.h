@@ -17,10 +17,11 @@ typedef struct calib_result {
     const level_t *port;          /* a rank port's bulk test (2 or more ranks per node), NULL: not measured */
     const level_t *nic;           /* the node NIC's bulk test (2 or more ranks per node), NULL: not measured */
     const level_t *uplink;        /* the rack's bulk test (with rack), NULL: not measured */
-    const level_t *ring;          /* the ring of exchanges (the median of its passes), NULL: not measured */
-    const level_t *ring_pass;     /* its passes, ring_passes of them */
-    int ring_passes;
-    int ring_stopped;             /* --stops: points of its passes a stop overlapped (left out of the medians) */
+    const level_t *ring;          /* the ring of exchanges, NULL: not measured */
+    /* the passes of each (passes of them) whose median per size the level above is */
+    const level_t *port_pass, *nic_pass, *uplink_pass, *ring_pass;
+    int passes;
+    int stopped;                  /* --stops: points of all those passes a stop overlapped (left out of the medians) */
     int port_flows;               /* the port test's flows through one rank's port, one direction (1) */
     int nic_flows;                /* the NIC test's flows through one node's NIC, one direction */
     int uplink_flows;             /* the uplink test's flows through one rack's uplink, one direction */

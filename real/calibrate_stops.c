@@ -1,5 +1,5 @@
-/* calibrate_stops.c - mring-calibrate --stops: the ring's points a stop of the machine overlapped (see
- * calibrate_stops.h). */
+/* calibrate_stops.c - mring-calibrate --stops: the passes' points a stop of the machine overlapped, and the
+ * median of the others (see calibrate_stops.h). */
 #include "calibrate_stops.h"
 
 #include <errno.h>
@@ -66,5 +66,13 @@ int calib_mark_stopped(const char *path, level_t *pass, int n, char *err, size_t
             }
     }
     fclose(f);
+    return marked;
+}
+
+int calib_settle(const char *stops, level_t *pass, int n, level_t *med, char *err, size_t errlen)
+{
+    int marked = stops ? calib_mark_stopped(stops, pass, n, err, errlen) : 0;
+    if (marked < 0 || calib_median_level(pass, n, med, err, errlen) || calib_fit_level(med, err, errlen))
+        return -1;
     return marked;
 }

@@ -1,6 +1,6 @@
 /*
- * calibrate_stops.h - mring-calibrate --stops: leave out of the ring of exchanges' medians the points a
- * stop of the machine overlapped (no MPI).
+ * calibrate_stops.h - mring-calibrate --stops: leave out of the medians of a measurement's passes (the ring
+ * of exchanges, the bulk tests) the points a stop of the machine overlapped (no MPI).
  */
 #ifndef MRING_CALIBRATE_STOPS_H
 #define MRING_CALIBRATE_STOPS_H
@@ -18,5 +18,13 @@
  * a last line without its newline is not read.
  */
 int calib_mark_stopped(const char *path, level_t *pass, int n, char *err, size_t errlen);
+
+/*
+ * A measurement of n passes (1 <= n <= CALIB_MAX_PASSES) settled into med: with stops (a path, NULL: none)
+ * the points a stop overlapped marked (calib_mark_stopped), then the median of the passes per size
+ * (calib_median_level, which leaves them out) and its line fitted (calib_fit_level).  Returns the number of
+ * points marked, or -1 with a one-line reason in err (the stops file, passes of different sizes, a fit).
+ */
+int calib_settle(const char *stops, level_t *pass, int n, level_t *med, char *err, size_t errlen);
 
 #endif
