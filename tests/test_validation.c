@@ -223,7 +223,7 @@ static void check_rounds(const char *dir, int nrows)
 }
 
 /* recheck.csv in dir: a row per segment of the first calibration's profile (one from 0 B without a profile),
- * the segments in order from 0 B, each over 1 size or more, ratio > 0, each band low <= high, moved "yes"
+ * the segments in order from 0 B, each over 1 size or more, then the ports' and the NICs' bulk tests (4 sizes), ratio > 0, each band low <= high, moved "yes"
  * exactly when each step lies outside the other's band (ratio outside the first's, 1 outside the second's)
  * and the ratio is over 5% from 1 (printed to 3 decimals: 1.050 is no move, 1.051 is); the second
  * calibration kept beside it and meta's recheck=done */
@@ -236,23 +236,59 @@ static void check_recheck(const char *dir)
         fail_msg("%s: missing", path);
     snprintf(path, sizeof path, "%s/recheck.csv", dir);
     csv_read_ok(slurp_file(path), &t, path);
-    if (t.nrows < 1)
-        fail_msg("%s: no segment", path);
+    if (t.nrows < 3)
+        fail_msg("%s: want a segment and the 2 bulk tests", path);
     double from = -1;
     for (int i = 0; i < t.nrows; i++) {
-        double f = csv_need(&t, i, "from_bytes"), r = csv_need(&t, i, "ratio"), lo = csv_need(&t, i, "pass_low"),
+        int bulk = i >= t.nrows - 2; /* 2 nodes of 2 ranks: the ports' and the NICs' bulk tests, last */
+        double f = bulk ? 0 : csv_need(&t, i, "from_bytes"), r = csv_need(&t, i, "ratio"), lo = csv_need(&t, i, "pass_low"),
                hi = csv_need(&t, i, "pass_high"), slo = csv_need(&t, i, "second_low"), shi = csv_need(&t, i, "second_high");
         const char *m = csv_str(&t, i, "moved");
         int apart = r < lo || r > hi || 1 < slo || 1 > shi;
-        if ((i == 0 ? f != 0 : f <= from) || !(csv_need(&t, i, "sizes") >= 1) || !(r > 0) || !(lo <= hi) ||
-            !(slo <= shi) || strcmp(m, apart && fabs(r - 1) > 0.0505 ? "yes" : "no"))
-            fail_msg("%s: row %d is not a segment's recheck", path, i + 1);
+        if ((bulk ? strcmp(csv_str(&t, i, "from_bytes"), i == t.nrows - 2 ? "port" : "nic") || csv_need(&t, i, "sizes") != 4
+                  : i == 0 ? f != 0 : f <= from) ||
+            !(csv_need(&t, i, "sizes") >= 1) || !(r > 0) || !(lo <= hi) || !(slo <= shi) ||
+            strcmp(m, apart && fabs(r - 1) > 0.0505 ? "yes" : "no"))
+            fail_msg("%s: row %d is not a %s's recheck", path, i + 1, bulk ? "bulk test" : "segment");
         from = f;
     }
     csv_free(&t);
     snprintf(path, sizeof path, "%s/meta", dir);
     if (!strstr(slurp_file(path), "\nrecheck=done\n"))
         fail_msg("%s: want recheck=done", path);
+}
+
+/* A run that rechecks its calibration settles it first (validation/run's calibrate_settled): calibration-tries.csv
+ * has 2 or 3 tries, the first compared with nothing (-), each later one with the try before: what moved, or none;
+ * it stops at the first none (settled) or after the third; meta's calibration_tries and calibration_settled and
+ * the report's sentence say the same (slurp_file's buffer is reused: each file read where it is used), and freezes.csv has a calibration row per try (round = the try). */
+static void check_tries(const char *dir)
+{
+    char path[PATH_MAX * 2], want[64];
+    struct csv_table t, fz;
+    snprintf(path, sizeof path, "%s/calibration-tries.csv", dir);
+    csv_read_ok(slurp_file(path), &t, path);
+    int n = t.nrows, settled = n >= 2 && !strcmp(csv_str(&t, n - 1, "moved"), "none");
+    if (n < 2 || n > 3 || strcmp(csv_str(&t, 0, "moved"), "-") || (n == 2 && !settled))
+        fail_msg("%s: want 2 or 3 tries, the first compared with none, 2 only when they agreed", path);
+    for (int i = 0; i < n; i++)
+        if (csv_need_int(&t, i, "try") != i + 1 || (i > 0 && i < n - 1 && !strcmp(csv_str(&t, i, "moved"), "none")))
+            fail_msg("%s: row %d: want try %d, and none moved only on the last", path, i + 2, i + 1);
+    csv_free(&t);
+    snprintf(path, sizeof path, "%s/meta", dir);
+    const char *meta = slurp_file(path);
+    snprintf(want, sizeof want, "\ncalibration_tries=%d\ncalibration_settled=%s\n", n, settled ? "yes" : "no");
+    if (!strstr(meta, want))
+        fail_msg("%s: want%s", path, want);
+    snprintf(path, sizeof path, "%s/REPORT.md", dir);
+    if (!strstr(slurp_file(path), settled ? "\nSettled before the measurements: calibrated " : "\n**Not settled** before the"))
+        fail_msg("%s/REPORT.md: want the tries' verdict (%s)", dir, settled ? "settled" : "not settled");
+    snprintf(path, sizeof path, "%s/freezes.csv", dir);
+    csv_read_ok(slurp_file(path), &fz, path);
+    for (int i = 0; i < n; i++)
+        if (strcmp(csv_str(&fz, i, "step"), "calibration") || csv_need_int(&fz, i, "round") != i + 1)
+            fail_msg("%s: row %d: want the calibration's try %d", path, i + 2, i + 1);
+    csv_free(&fz);
 }
 
 /* The real-cluster path: --hostfile with two "nodes" of this machine (mpiexec -f FILE -ppn 2): the same
@@ -282,9 +318,10 @@ static void hostfile_run(void **state)
     assert_non_null(strstr(report, "| --algo multiring --topo 2x2 | 3 |"));
     /* --recheck: a second calibration, compared per segment of the profile, and the report says which held */
     if (!strstr(report, "## Did the calibration hold?\n") ||
-        !(strstr(report, "\nHeld: no segment moved.") || strstr(report, "\n**Moved** at ")))
+        !(strstr(report, "\nHeld: no segment and no bulk test moved.") || strstr(report, "\n**Moved** at ")))
         fail_msg("%s: want the recheck's section and its verdict", path);
     check_recheck(dir);
+    check_tries(dir);
     snprintf(path, sizeof path, "%s/meta", dir);
     assert_non_null(strstr(slurp_file(path), "launcher=hostfile"));
     check_rounds(dir, 24);
