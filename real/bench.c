@@ -11,6 +11,7 @@
 #include "cuda_reduce.h"
 #endif
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,17 +55,17 @@ static int call(const run_t *r, int k, const void *in, void *out, int64_t count)
 
 /* A barrier that gives the core away while it waits (mring_comm_arrive: MPI_Ibarrier tested, sched_yield
  * between tests); past its deadline the job aborts naming WHERE.  The deadline is not one call's --timeout:
- * a peer may still be in the calls before it, each bounded by --timeout (a call past it aborts the job,
+ * a peer may still be in the calls before it (the warm-up's and CALLS timed ones), each bounded by --timeout (a call past it aborts the job,
  * naming the stuck operation), plus 60 s for the work between them (filling and checking buffers).
  * MPI_Barrier spins: with more ranks than cores (the 2-core testbed's 8 ranks), the ranks already in it
  * held the cores the last one needed to finish its warm-up, and it left the barrier up to 24 ms after them
  * (2026-12-07, 2x2x2, 4 chunks at 64 KiB: the first timed call 10-28 ms where the others took 3.6-4.8 ms);
  * after the timed calls, ranks done with their last call and spinning in the blocking collectives that
  * follow held the cores the others needed for theirs (the last call 14-17 ms). */
-static void arrive(const run_t *r, const char *where)
+static void arrive(const run_t *r, int calls, const char *where)
 {
     char err[160];
-    double deadline_s = r->b->timeout * (r->b->warmup + r->b->iters + 1) + 60.0;
+    double deadline_s = r->b->timeout * (r->b->warmup + calls + 1) + 60.0;
     if (mring_comm_arrive(r->comm, deadline_s, err, sizeof err) != MPI_SUCCESS) {
         fprintf(stderr, "mring-bench: rank %d: barrier %s: %s\n", r->rank, where, err);
         MPI_Abort(r->comm, 1);
@@ -82,6 +83,17 @@ static void combine(const run_t *r, double mine, double *t, double *tmin, double
     *t = r->b->average == 0 ? mine : r->b->average == 1 ? sum / r->P : r->b->average == 2 ? *tmin : *tmax;
 }
 
+/* --min-time: the timed calls of each configuration at this size, -n or as many more as fill --min-time at
+ * pace_s (this rank's mean seconds per warm-up call); the slowest rank's pace, so that every rank makes as
+ * many calls.  At most 2^24. */
+static int calls_to_fill(const run_t *r, double pace_s)
+{
+    double slowest;
+    MPI_Allreduce(&pace_s, &slowest, 1, MPI_DOUBLE, MPI_MAX, r->comm);
+    double want = slowest > 0 ? ceil(r->b->min_time / slowest) : r->b->iters;
+    return want > r->b->iters ? (int)fmin(want, 1 << 24) : r->b->iters;
+}
+
 /* Seconds per call of each configuration k (0 the main one, then the --alternate ones) on this rank,
  * combined over ranks as -a says into t[k], tmin[k], tmax[k].  --barrier 1 times each call alone after a
  * barrier (OSU Micro-Benchmarks' osu_allreduce: MPI_Barrier between calls, each timed); 0 times the calls
@@ -92,23 +104,29 @@ static void combine(const run_t *r, double mine, double *t, double *tmin, double
 static void timed(const run_t *r, const void *in, void *out, int64_t count, double *t, double *tmin, double *tmax)
 {
     int n = r->b->iters, nc = 1 + r->b->nalt;
+    double w0 = 0;
+    for (int i = 0; i < r->b->warmup; i++) {
+        if (i == (r->b->warmup > 1)) /* the pace leaves the first round out when there are more */
+            w0 = MPI_Wtime();
+        for (int j = 0; j < nc; j++)
+            call(r, (i + j) % nc, in, out, count);
+    }
+    if (r->b->min_time > 0)
+        n = calls_to_fill(r, (MPI_Wtime() - w0) / ((r->b->warmup - (r->b->warmup > 1)) * nc));
+    double mine[1 + BENCH_MAX_ALT] = {0};
+    arrive(r, n, "before the timed calls");
     double *stamps = r->pc ? malloc(2 * (size_t)n * (size_t)nc * sizeof *stamps) : NULL;
     if (r->pc && !stamps) {
         fprintf(stderr, "mring-bench: --per-call: out of memory for %d calls\n", n * nc);
         MPI_Abort(r->comm, 1); /* one rank's failure: the others would wait in a collective */
     }
-    for (int i = 0; i < r->b->warmup; i++)
-        for (int j = 0; j < nc; j++)
-            call(r, (i + j) % nc, in, out, count);
-    double mine[1 + BENCH_MAX_ALT] = {0};
-    arrive(r, "before the timed calls");
     double t0 = MPI_Wtime();
     for (int i = 0; i < n; i++)
         for (int j = 0; j < nc; j++) {
             int k = (i + j) % nc;
             double *s = stamps ? stamps + 2 * (size_t)n * (size_t)k : NULL; /* k's starts, then its ends */
             if (r->b->barrier) /* each call alone, from a barrier (OSU's osu_allreduce) */
-                arrive(r, "before a timed call (--barrier 1)");
+                arrive(r, n, "before a timed call (--barrier 1)");
             double c0 = MPI_Wtime();
             if (s)
                 s[i] = bench_percall_now();
@@ -119,7 +137,7 @@ static void timed(const run_t *r, const void *in, void *out, int64_t count, doub
         }
     if (!r->b->barrier && nc == 1) /* back to back (nccl-tests): the block's time */
         mine[0] = MPI_Wtime() - t0;
-    arrive(r, "after the timed calls"); /* before the blocking collectives below */
+    arrive(r, n, "after the timed calls"); /* before the blocking collectives below */
     for (int k = 0; stamps && k < nc; k++)
         if (bench_percall_rows(r->pc, r->comm, count * (int64_t)mring_dtype_size(r->t), in == MPI_IN_PLACE, k, n,
                                stamps + 2 * (size_t)n * (size_t)k))
@@ -216,7 +234,7 @@ static void tuned_context(run_t *r, mring_row_t *row, int64_t size, char *topo, 
 static void traced_call(const run_t *r, bufs_t *bb, int64_t count)
 {
     char err[512];
-    arrive(r, "before the traced call");
+    arrive(r, r->b->iters, "before the traced call");
     mring_ctx_trace_next(r->ctx);
     if (call(r, 0, in_ptr(bb), out_ptr(bb), count) != MPI_SUCCESS)
         cli_fail(NULL, "--trace %s: the traced call failed", r->b->trace);

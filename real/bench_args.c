@@ -13,7 +13,7 @@
 static void help(void)
 {
     printf("usage: mpiexec -n P mring-bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
-           "                  [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
+           "                  [--min-time SECONDS] [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
            "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n"
            "                  [--tuning FILE] [--device host|cuda] [--cuda-aware] [--barrier 0|1]\n"
            "                  [--trace FILE.json] [--per-call FILE.csv] [--alternate 'FLAGS']...\n\n"
@@ -24,6 +24,11 @@ static void help(void)
            "  -b, -e, -f, -i    size sweep in bytes per rank (default 32M..32M, factor 2; K/M/G = powers of two)\n"
            "  -n, --iters N     timed iterations per size (default 20)\n"
            "  -w, --warmup N    untimed iterations first (default 5)\n"
+           "  --min-time S      at each size, more timed iterations than -n where N calls take less than S seconds:\n"
+           "                    as many as fill S at the pace of the warm-up (the slowest rank's mean call, the\n"
+           "                    first warm-up round left out when there are more: it opens connections), so\n"
+           "                    small sizes, whose calls one scheduler time slice can double, average over many\n"
+           "                    (OSU's micro-benchmarks run more iterations below 8 KiB for the same reason)\n"
            "  --barrier 0|1     0 (default): the timed calls run back to back and their total is divided by N, as\n"
            "                    nccl-tests do, so a rank that ends a call early starts the next one; 1: a barrier\n"
            "                    before each call, each call timed alone, as OSU's osu_allreduce (one call's latency,\n"
@@ -61,7 +66,7 @@ static void help(void)
            mring_dtype_list(), mring_redop_list(), mring_algo_list(), mring_algo_name(MRING_ALGO_MULTIRING), BENCH_MAX_ALT);
 }
 
-enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE, OPT_PER_CALL, OPT_ALTERNATE };
+enum { OPT_FORMAT = OPT_FIRST_FREE, OPT_MIN_TIME, OPT_TIMEOUT, OPT_TUNING, OPT_DEVICE, OPT_CUDA_AWARE, OPT_BARRIER, OPT_TRACE, OPT_PER_CALL, OPT_ALTERNATE };
 
 /* One of mring-bench's own flags (not the sweep's nor the configuration's): opt with its argument arg. */
 static void bench_opt(bench_t *b, int opt, const char *arg, int rank0)
@@ -86,6 +91,7 @@ static void bench_opt(bench_t *b, int opt, const char *arg, int rank0)
         if (mring_format_parse(arg, &b->fmt))
             cli_usage_error(NULL, "--format '%s' is unknown; expected table, csv or json", arg);
         break;
+    case OPT_MIN_TIME: b->min_time = cli_double(NULL, "--min-time", arg, 0); break;
     case OPT_TIMEOUT: b->timeout = cli_double(NULL, "--timeout", arg, 0); break;
     case OPT_TUNING: b->tuning_file = arg; break;
     case OPT_DEVICE:
@@ -149,6 +155,7 @@ void bench_parse(int argc, char **argv, int rank0, bench_t *b)
                                          {"op", required_argument, 0, 'o'}, {"average", required_argument, 0, 'a'},
                                          {"format", required_argument, 0, OPT_FORMAT},
                                          {"timeout", required_argument, 0, OPT_TIMEOUT},
+                                         {"min-time", required_argument, 0, OPT_MIN_TIME},
                                          {"tuning", required_argument, 0, OPT_TUNING},
                                          {"device", required_argument, 0, OPT_DEVICE},
                                          {"cuda-aware", no_argument, 0, OPT_CUDA_AWARE},
@@ -198,6 +205,8 @@ void bench_check(const bench_t *b, mring_dtype_t t)
                             "in a job of its own", b->alt_s[k]);
     if (b->trace && b->mpi)
         cli_usage_error(NULL, "--trace with --algo mpi: MPI_Allreduce's inside is not traced; use an mring algorithm");
+    if (b->min_time > 0 && b->warmup == 0)
+        cli_usage_error(NULL, "--min-time %g with -w 0: the warm-up calls set the pace; give -w 1 or more", b->min_time);
 }
 
 void bench_title(const bench_t *b, int P, const mring_config_t *c, const char *row_algo, const char *topo,
@@ -213,6 +222,10 @@ void bench_title(const bench_t *b, int P, const mring_config_t *c, const char *r
         snprintf(title, len, "mring-bench: %s on %s (%d ranks), rings %s, segment %lld B%s%s, %d iterations, "
                  "%d warm-up, check %s", row_algo, topo, P, rings, (long long)c->segment, b->cc.dim_algo_s ? ", dim-algo " : "",
                  b->cc.dim_algo_s ? b->cc.dim_algo_s : "", b->iters, b->warmup, b->check ? "on" : "off");
+    if (b->min_time > 0) {
+        size_t used = strlen(title);
+        snprintf(title + used, len - used, ", more where they take less than %g s (--min-time)", b->min_time);
+    }
     if (b->nalt) {
         size_t used = strlen(title);
         snprintf(title + used, len - used, "; every call alternated with %d more configuration%s (--alternate; the "

@@ -19,6 +19,7 @@ typedef struct bench {
     int iters, warmup, check, average; /* -n, -w, -c, -a */
     int mpi;                           /* --algo mpi: the MPI library's own MPI_Allreduce */
     int barrier;                       /* --barrier 1: each call timed alone from a barrier */
+    double min_time; /* --min-time: seconds each configuration's timed calls fill at least, per size (0: -n) */
     mring_redop_t op;
     mring_format_t fmt;
     double timeout; /* seconds one call may take before the job aborts naming the stuck operation */

@@ -2,7 +2,8 @@
  * rank, each exactly once, stamps in order, each rank's calls summing to no more than its block's time (the
  * report's time_max_us), every result checked; both placements, back to back and --barrier 1, alone and with
  * --alternate (each configuration's calls and rows apart, the rounds' order rotating; its bad input refused
- * with exit 2 and one line); a path that
+ * with exit 2 and one line); --min-time's counts (the same on every rank and configuration, -n's where calls
+ * outlast it, more where they do not; its bad input refused); a path that
  * cannot be created ends every rank at once with exit 2, one line naming it and no file.  Skips without
  * mpiexec or mring-bench. */
 #include <math.h>
@@ -128,6 +129,89 @@ static void test_per_call_barrier(void **state) { per_call_run("1", NULL); }
 static void test_per_call_alternate(void **state) { per_call_run("0", "--rings 2 --chunks 2"); }
 static void test_per_call_alternate_barrier(void **state) { per_call_run("1", "--rings 2 --chunks 2"); }
 
+/* mring-bench -b 1K -e 1K -n 2 -w 2 --min-time MIN_TIME [--alternate ALT] on 4 ranks -> calls[inplace][config]:
+ * the timed calls each rank made, checked the same on every rank, each call index 0..N-1 once, every result
+ * right */
+static void min_time_run(const char *min_time, const char *alt, int calls[2][2])
+{
+    char dir[] = "/tmp/mring-test-mintime-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/calls.csv", dir);
+    const char *argv[] = {"mpiexec", "-n", "4", bench_bin(), "--topo", "2x2", "--rings", "2", "-b", "1K", "-e", "1K",
+                          "-n", "2", "-w", "2", "--min-time", min_time, "--per-call", path, "--format", "csv",
+                          alt ? "--alternate" : NULL, alt, NULL};
+    struct cli_result r;
+    struct csv_table rep, pc;
+    run(argv, NULL, &r);
+    want_exit0(&r);
+    char *text = slurp_path(path);
+    csv_read_ok(r.out, &rep, r.cmd);
+    csv_read_ok(text, &pc, path);
+    for (int b = 0; b < rep.nrows; b++)
+        assert_int_equal(csv_need_int(&rep, b, "wrong"), 0);
+    int n[2][2][NP] = {{{0}}};
+    long long sum[2][2][NP] = {{{0}}};
+    for (int i = 0; i < pc.nrows; i++) {
+        long long p = csv_need_int(&pc, i, "inplace"), c = csv_need_int(&pc, i, "config"), rank = csv_need_int(&pc, i, "rank");
+        assert_true(p >= 0 && p < 2 && c >= 0 && c < 2 && rank >= 0 && rank < NP);
+        n[p][c][rank]++;
+        sum[p][c][rank] += csv_need_int(&pc, i, "call");
+    }
+    for (int p = 0; p < 2; p++)
+        for (int c = 0; c < (alt ? 2 : 1); c++) {
+            calls[p][c] = n[p][c][0];
+            for (int rank = 0; rank < NP; rank++) { /* the same count everywhere, and calls 0..N-1 (their sum) */
+                assert_int_equal(n[p][c][rank], calls[p][c]);
+                assert_int_equal(sum[p][c][rank], (long long)calls[p][c] * (calls[p][c] - 1) / 2);
+            }
+        }
+    csv_free(&rep);
+    csv_free(&pc);
+    free(text);
+    cli_free(&r);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* --min-time below any call's time leaves -n's 2 calls, exactly */
+static void test_min_time_short(void **state)
+{
+    int calls[2][2];
+    min_time_run("1e-9", "--chunks 2", calls);
+    for (int p = 0; p < 2; p++)
+        for (int c = 0; c < 2; c++)
+            assert_int_equal(calls[p][c], 2);
+}
+
+/* --min-time 1: more calls than -n's 2 wherever the warm-up's pace is under half a second (a 1 KiB call on 4
+ * ranks takes 0.05-5 ms on the 2-core machines this runs on), the same for each alternated configuration */
+static void test_min_time_fills(void **state)
+{
+    int calls[2][2];
+    min_time_run("1", "--chunks 2", calls);
+    for (int p = 0; p < 2; p++) {
+        assert_true(calls[p][0] > 2);
+        assert_int_equal(calls[p][1], calls[p][0]);
+    }
+}
+
+/* --min-time's bad input: exit 2, one line naming it */
+static void test_min_time_bad(void **state)
+{
+    static const struct {
+        const char *value, *warmup, *word;
+    } bad[] = {{"-1", "1", "--min-time '-1'"}, {"x", "1", "--min-time 'x'"}, {"1", "0", "--min-time 1 with -w 0"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        const char *argv[] = {"mpiexec", "-n", "4", bench_bin(), "-b", "1K", "-e", "1K", "--min-time", bad[k].value,
+                              "-w", bad[k].warmup, NULL};
+        struct cli_result r;
+        run(argv, NULL, &r);
+        want_usage_error(&r, bad[k].word);
+        assert_string_equal(r.out, "");
+        cli_free(&r);
+    }
+}
+
 /* rank 0 cannot create the file: every rank stops (no rank left waiting in a collective), exit 2, one line */
 static void test_per_call_bad_path(void **state)
 {
@@ -179,7 +263,8 @@ int main(void)
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_per_call_back_to_back), cmocka_unit_test(test_per_call_barrier),
                                        cmocka_unit_test(test_per_call_alternate),
                                        cmocka_unit_test(test_per_call_alternate_barrier),
-                                       cmocka_unit_test(test_alternate_bad),
+                                       cmocka_unit_test(test_alternate_bad), cmocka_unit_test(test_min_time_short),
+                                       cmocka_unit_test(test_min_time_fills), cmocka_unit_test(test_min_time_bad),
                                        cmocka_unit_test(test_per_call_bad_path)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
