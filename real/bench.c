@@ -55,8 +55,9 @@ static int call(const run_t *r, int k, const void *in, void *out, int64_t count)
 
 /* A barrier that gives the core away while it waits (mring_comm_arrive: MPI_Ibarrier tested, sched_yield
  * between tests); past its deadline the job aborts naming WHERE.  The deadline is not one call's --timeout:
- * a peer may still be in the calls before it (the warm-up's and CALLS timed ones), each bounded by --timeout (a call past it aborts the job,
- * naming the stuck operation), plus 60 s for the work between them (filling and checking buffers).
+ * a peer may still be in the calls before it (the warm-up's and CALLS timed ones), each bounded by --timeout
+ * (a call past it aborts the job, naming the stuck operation), plus 60 s for the work between them (filling
+ * and checking buffers).
  * MPI_Barrier spins: with more ranks than cores (the 2-core testbed's 8 ranks), the ranks already in it
  * held the cores the last one needed to finish its warm-up, and it left the barrier up to 24 ms after them
  * (2026-12-07, 2x2x2, 4 chunks at 64 KiB: the first timed call 10-28 ms where the others took 3.6-4.8 ms);

@@ -13,7 +13,8 @@
 static void help(void)
 {
     printf("usage: mpiexec -n P mring-bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
-           "                  [--min-time SECONDS] [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T] [--algo A|mpi] [--rings R]\n"
+           "                  [--min-time SECONDS] [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T]\n"
+           "                  [--algo A|mpi] [--rings R]\n"
            "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n"
            "                  [--tuning FILE] [--device host|cuda] [--cuda-aware] [--barrier 0|1]\n"
            "                  [--trace FILE.json] [--per-call FILE.csv] [--alternate 'FLAGS']...\n\n"
@@ -28,7 +29,7 @@ static void help(void)
            "                    as many as fill S at the pace of the warm-up (the slowest rank's mean call, the\n"
            "                    first warm-up round left out when there are more: it opens connections), so\n"
            "                    small sizes, whose calls one scheduler time slice can double, average over many\n"
-           "                    (OSU's micro-benchmarks run more iterations below 8 KiB for the same reason)\n"
+           "                    (OSU's micro-benchmarks likewise run 1000 iterations up to 8 KiB, 100 above)\n"
            "  --barrier 0|1     0 (default): the timed calls run back to back and their total is divided by N, as\n"
            "                    nccl-tests do, so a rank that ends a call early starts the next one; 1: a barrier\n"
            "                    before each call, each call timed alone, as OSU's osu_allreduce (one call's latency,\n"
