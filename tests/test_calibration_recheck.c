@@ -8,7 +8,9 @@
  * by more than 5%; a bulk test both have the same over its sizes, a row named after it; the first against
  * itself moves nowhere; passes marked stopped left out of a band; without a profile one segment from 0 B; a
  * second that lacks a size, a file that is not JSON, a wrong argument count: one stderr line, exit 1
- * or 2.  Needs python3 (skips without it).
+ * or 2.  Needs python3 (skips without it).  And validation/calibration-used: which of a run's calibration tries
+ * the predictions use, on crafted calibration-tries.csv files (settled, once, the quietest, ties, no witness;
+ * bad files and usage).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -223,9 +225,54 @@ static void test_recheck_bad_input(void **state)
     want_error(first, NULL, 2, "usage");
 }
 
+/* validation/calibration-used on TRIES (the text of a calibration-tries.csv) -> its output, or the refusal
+ * (status, word) */
+static void used(const char *tries, const char *want, int status, const char *word)
+{
+    const char *argv[] = {sim_repo_path("validation/calibration-used"), put("tries.csv", tries), NULL};
+    struct cli_result r;
+    run(argv, NULL, &r);
+    if (want) {
+        want_exit0(&r);
+        if (strcmp(r.out, want))
+            fail_msg("%s on\n%swant\n%sgot\n%s", r.cmd, tries, want, r.out);
+    } else {
+        want_refusal(&r, status, word);
+    }
+    cli_free(&r);
+}
+
+#define TRIES "try,late_wakeups,moved\n"
+#define USED "try,late_wakeups,moved,used\n"
+
+/* which calibration the predictions use: settled or once, the last; not settled, the fewest late wake-ups,
+ * the later one on a tie (no witness: empty counts, all 0, the last); bad input exit 1, usage exit 2 */
+static void test_calibration_used(void **state)
+{
+    (void)state;
+    used(TRIES "1,19,-\n2,1,none\n", USED "1,19,-,no\n2,1,none,yes\n", 0, NULL);
+    used(TRIES "1,5,-\n", USED "1,5,-,yes\n", 0, NULL);
+    used(TRIES "1,19,-\n2,1,0 B x0.821\n3,59,0 B x1.254; 4096 B x1.273\n",
+         USED "1,19,-,no\n2,1,0 B x0.821,yes\n3,59,0 B x1.254; 4096 B x1.273,no\n", 0, NULL);
+    used(TRIES "1,3,-\n2,1,nic x1.2\n3,1,port x0.8\n", USED "1,3,-,no\n2,1,nic x1.2,no\n3,1,port x0.8,yes\n", 0, NULL);
+    used(TRIES "1,1,-\n2,4,nic x1.2\n3,1,port x0.8\n", USED "1,1,-,no\n2,4,nic x1.2,no\n3,1,port x0.8,yes\n", 0, NULL);
+    used(TRIES "1,0,-\n2,2,nic x1.2\n3,1,port x0.8\n", USED "1,0,-,yes\n2,2,nic x1.2,no\n3,1,port x0.8,no\n", 0, NULL);
+    used(TRIES "1,,-\n2,,nic x1.2\n3,,port x0.8\n", USED "1,,-,no\n2,,nic x1.2,no\n3,,port x0.8,yes\n", 0, NULL);
+    used("try,late,moved\n1,1,-\n", NULL, 1, "header is not try,late_wakeups,moved");
+    used(TRIES "1,1,-\n2,x,none\n", NULL, 1, "row 3 is not try 2");
+    used(TRIES "1,1,-\n3,1,none\n", NULL, 1, "row 3 is not try 2");
+    used(TRIES, NULL, 1, "no tries");
+    const char *none[] = {sim_repo_path("validation/calibration-used"), "/nonexistent/tries.csv", NULL};
+    struct cli_result r;
+    run(none, NULL, &r);
+    want_refusal(&r, 2, "usage");
+    cli_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_calibration_used),
         cmocka_unit_test(test_recheck_cases),
         cmocka_unit_test(test_recheck_stopped_passes),
         cmocka_unit_test(test_recheck_bad_input),
