@@ -85,8 +85,8 @@ static void combine(const run_t *r, double mine, double *t, double *tmin, double
 }
 
 /* --min-time: the timed calls of each configuration at this size, -n or as many more as fill --min-time at
- * pace_s (this rank's mean seconds per warm-up call); the slowest rank's pace, so that every rank makes as
- * many calls.  At most 2^24. */
+ * pace_s (this rank's seconds per call in its fastest warm-up round); the slowest rank's pace, so that every
+ * rank makes as many calls.  At most 2^24. */
 static int calls_to_fill(const run_t *r, double pace_s)
 {
     double slowest;
@@ -105,15 +105,15 @@ static int calls_to_fill(const run_t *r, double pace_s)
 static void timed(const run_t *r, const void *in, void *out, int64_t count, double *t, double *tmin, double *tmax)
 {
     int n = r->b->iters, nc = 1 + r->b->nalt;
-    double w0 = 0;
+    double pace = INFINITY; /* the fastest warm-up round's seconds per call: the first ones open connections */
     for (int i = 0; i < r->b->warmup; i++) {
-        if (i == (r->b->warmup > 1)) /* the pace leaves the first round out when there are more */
-            w0 = MPI_Wtime();
+        double w0 = MPI_Wtime();
         for (int j = 0; j < nc; j++)
             call(r, (i + j) % nc, in, out, count);
+        pace = fmin(pace, (MPI_Wtime() - w0) / nc);
     }
     if (r->b->min_time > 0)
-        n = calls_to_fill(r, (MPI_Wtime() - w0) / ((r->b->warmup - (r->b->warmup > 1)) * nc));
+        n = calls_to_fill(r, pace);
     double mine[1 + BENCH_MAX_ALT] = {0};
     arrive(r, n, "before the timed calls");
     double *stamps = r->pc ? malloc(2 * (size_t)n * (size_t)nc * sizeof *stamps) : NULL;

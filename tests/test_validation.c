@@ -264,15 +264,9 @@ static void check_recheck(const char *dir)
 
 /* A run that rechecks its calibration settles it first (validation/run's calibrate_settled): calibration-tries.csv
  * has 2 or 3 tries, the first compared with nothing (-), each later one with the try before: what moved, or none;
- * it stops at the first none (settled) or after the third; the predictions use the last try when settled, else
- * the quietest (fewest late wake-ups, the later on a tie: the used column); the report's sentence says which (slurp_file's buffer
+ * it stops at the first none (settled) or after the third; one try is marked used, the last when settled (which
+ * one otherwise: test_calibration_recheck); the report's sentence says which (slurp_file's buffer
  * is reused: each file read where it is used), and freezes.csv has a calibration row per try (round = the try). */
-/* A try's late wake-ups (row i of calibration-tries.csv): empty without a witness, as 0 */
-static long long late_of(struct csv_table *t, int i)
-{
-    return csv_str(t, i, "late_wakeups")[0] ? csv_need_int(t, i, "late_wakeups") : 0;
-}
-
 static void check_tries(const char *dir)
 {
     char path[PATH_MAX * 2];
@@ -282,16 +276,15 @@ static void check_tries(const char *dir)
     int n = t.nrows, settled = n >= 2 && !strcmp(csv_str(&t, n - 1, "moved"), "none");
     if (n < 2 || n > 3 || strcmp(csv_str(&t, 0, "moved"), "-") || (n == 2 && !settled))
         fail_msg("%s: want 2 or 3 tries, the first compared with none, 2 only when they agreed", path);
-    int want = n; /* the try the predictions use: settled, the last; else the fewest late wake-ups, the later on a tie */
-    for (int i = 0; !settled && i < n; i++)
-        if (late_of(&t, i) <= late_of(&t, want - 1))
-            want = i + 1;
+    int want = 0, yes = 0; /* the try marked used (validation/calibration-used; its rule: test_calibration_recheck) */
     for (int i = 0; i < n; i++) {
         if (csv_need_int(&t, i, "try") != i + 1 || (i > 0 && i < n - 1 && !strcmp(csv_str(&t, i, "moved"), "none")))
             fail_msg("%s: row %d: want try %d, and none moved only on the last", path, i + 2, i + 1);
-        if (strcmp(csv_str(&t, i, "used"), i + 1 == want ? "yes" : "no"))
-            fail_msg("%s: row %d: used '%s', want yes only on try %d", path, i + 2, csv_str(&t, i, "used"), want);
+        if (!strcmp(csv_str(&t, i, "used"), "yes"))
+            want = i + 1, yes++;
     }
+    if (yes != 1 || (settled && want != n))
+        fail_msg("%s: want one try used (the last when settled), got %d (try %d)", path, yes, want);
     csv_free(&t);
     snprintf(path, sizeof path, "%s/REPORT.md", dir);
     char verdict[128];
