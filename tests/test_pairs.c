@@ -7,8 +7,8 @@
  * 1000/1000, 1100/1000 and 1300/1000: median 1.1 (the rounds' 1.25 must not be taken), within 10% of 1.2
  * (1.2 / 1.1 - 1 = 0.0909), spread 1.3 / 1 - 1 = 0.3; at 1 MiB 4000/4000, 4000/5000 and 4000/2500: median 1,
  * sign disagrees, spread 1.6 / 0.8 - 1 = 1; 4 KiB predicts no gain and gets no row.  The report's section
- * counts 2 gains, 1 in sign, 1 within 10%, target missed, and says how the jobs ran.  validation/pairs: no
- * directory, an unknown option, --pairs 0 or x, a directory without meta, a run that is not on the testbed (mode loopback) and one
+ * counts 2 gains, 1 in sign, 1 within 10%, target missed, and says how the jobs ran (from a barrier where meta
+ * says pairs_barrier=1).  validation/pairs: no directory, an unknown option, --pairs 0 or x, --barrier 2 or none, a directory without meta, a run that is not on the testbed (mode loopback) and one
  * whose overlap.csv predicts no gain: exit 2 and one line naming it, the directory unchanged.
  * validation/pairs-rows: one job of three configurations alternated (mring-bench --alternate), each row under
  * its configuration by its place among its size's rows, at its wanted sizes only; a wrong element, a size
@@ -84,6 +84,16 @@ static void report_judges_pairs(void **st)
                                  "within 10% at 1 (target: all 2: missed)."));
     assert_non_null(strstr(text, "`validation/pairs` 2026-12-07 01:00 UTC: 3 jobs per plain configuration, each running "
                                  "it and its chunked twins\nalternated call by call (`mring-bench --alternate`"));
+    /* pairs measured from a barrier (validation/pairs --barrier 1) say so; back to back they do not */
+    assert_null(strstr(text, "--barrier 1"));
+    free(text);
+    snprintf(cmd, sizeof cmd, "echo pairs_barrier=1 >> %s && %s %s 2>&1", sim_tmp_path("meta"),
+             sim_repo_path("validation/report"), sim_tmp);
+    if (cli_shell(cmd, out, sizeof out) != 0)
+        fail_msg("%s failed: %s", cmd, out);
+    text = sim_read_file(sim_tmp_path("REPORT.md"));
+    assert_non_null(strstr(text, "(each call timed alone from a barrier, one call from a common start as `mring simulate` "
+                                 "predicts it: `mring-bench --barrier 1`)\nalternated call by call"));
     free(text);
     /* without pairs.csv the report has no pairs (an earlier overlap-pairs.csv is removed) */
     snprintf(cmd, sizeof cmd, "rm %s && %s %s 2>&1", sim_tmp_path("pairs.csv"), sim_repo_path("validation/report"), sim_tmp);
@@ -119,6 +129,8 @@ static void pairs_refuses_bad_input(void **st)
         {"true", "\"$d\" -x", "unknown option '-x'"},
         {"true", "\"$d\" --pairs 0", "--pairs '0' is not a positive integer"},
         {"true", "\"$d\" --pairs x", "--pairs 'x' is not a positive integer"},
+        {"true", "\"$d\" --barrier 2", "--barrier '2' is neither 0 nor 1"},
+        {"true", "\"$d\" --barrier", "--barrier '' is neither 0 nor 1"},
         {"true", "/nonexistent-run", "/nonexistent-run/meta is missing"},
         {"sed -i 's/^mode=netns/mode=loopback/' \"$d/meta\"", "\"$d\"", "mode 'loopback' is not netns"},
         {"sed -i 's/,1.2,1.25,/,0.9,1.25,/; s/,1.375,1.25,/,0.5,1.25,/' \"$d/overlap.csv\"", "\"$d\"", "predicts no gain"},
