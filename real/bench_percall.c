@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 struct bench_percall {
@@ -37,13 +36,6 @@ bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, 
         return NULL;
     }
     return pc;
-}
-
-double bench_percall_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 int bench_percall_rows(bench_percall_t *pc, MPI_Comm comm, int64_t size, int inplace, int config, int n,

@@ -18,10 +18,6 @@ typedef struct bench_percall bench_percall_t;
  * every rank, with the reason in err (len bytes), when rank 0 cannot create the file. */
 bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, size_t len);
 
-/* Wall-clock time now in seconds since the Unix epoch (CLOCK_REALTIME: one clock for every rank of a
- * node, and the clock other tools stamp their samples with). */
-double bench_percall_now(void);
-
 /* Collective over comm: gather every rank's n calls, stamps[0..n-1] their starts and stamps[n..2n-1] their
  * ends (seconds since the epoch), and write one row per call and rank on rank 0: size in bytes per rank,
  * inplace 0/1, config (0 the main configuration, k the k-th --alternate), call 0..n-1, rank, start_s (%.6f), time_us = (end - start) x 1e6.  Returns 0, or -1 on

@@ -1,5 +1,6 @@
 /* calibrate_load.c - mring-calibrate's measurements under load (calibrate_load.h). */
 #include "calibrate_load.h"
+#include "wallclock.h"
 
 #include <math.h>
 #include <mpi.h>
@@ -201,18 +202,11 @@ static int group_of(const calib_load_t *lp, int me, int level)
     return level == CALIB_RACK ? node / (lp->rack_nodes ? lp->rack_nodes : lp->P / lp->R) : node;
 }
 
-static double wall_s(void) /* seconds since the epoch: the clock mring-witness stamps stops with */
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* Stamp p with when this rank measured it: from (wall_s() before its barrier) to now (calib_mark_stopped). */
+/* Stamp p with when this rank measured it: from (mring_wall_s() before its barrier) to now (calib_mark_stopped). */
 static void stamp(point_t *p, double from)
 {
     p->from_s = from;
-    p->to_s = wall_s();
+    p->to_s = mring_wall_s();
 }
 
 void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *pass, int *flows)
@@ -228,7 +222,7 @@ void calib_measure_bulk(const calib_load_t *lp, int me, int level, level_t *pass
         *l = (level_t){.a = 0, .b = calib_partner(lp, 0, level), .pairs = *flows};
         for (int64_t m = lp->maxb / 8 > lp->minb ? lp->maxb / 8 : lp->minb; m <= lp->maxb && l->n < MAX_POINTS;
              m *= 2, l->n++) {
-            double from = wall_s(); /* a port: exchanges, one flow each way */
+            double from = mring_wall_s(); /* a port: exchanges, one flow each way */
             l->pt[l->n] = level == CALIB_INTRA ? steps_back_to_back(lp, q, q, buf, m) : bulk_step(lp, me, q, buf, m);
             stamp(&l->pt[l->n], from);
         }
@@ -246,7 +240,7 @@ void calib_measure_ring(const calib_load_t *lp, int me, level_t *pass)
         level_t *l = &pass[k];
         *l = (level_t){.a = 0, .b = 1 % lp->P, .pairs = lp->P};
         for (int64_t m = lp->minb; m <= lp->maxb && l->n < MAX_POINTS; m *= 2, l->n++) {
-            double from = wall_s();
+            double from = mring_wall_s();
             l->pt[l->n] = steps_back_to_back(lp, right, left, buf, m);
             stamp(&l->pt[l->n], from);
         }

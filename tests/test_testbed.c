@@ -2,15 +2,15 @@
  *
  * 1. Bad input (unknown command or flag; N, R, K not positive integers or out of range; bad rates;
  *    racks that do not divide the nodes; an uplink rate without racks; bad MTU; queues other than fifo
- *    or pair, and pair beyond 16 ranks; a pair's turn outside 1..1024 frames or with fifo; -n beyond the
- *    testbed): exit 2, one line naming the value,
+ *    or pair, and pair beyond 16 ranks; a pair's turn outside 1..1024 frames or with fifo; a peak not above 1
+ *    or above 2 or not a number; -n beyond the testbed): exit 2, one line naming the value,
  *    nothing made.  --help for each command.
  * 2. No testbed: status exits 1 ("no testbed"), exec exits 2 in one line, down exits 0.
  * 3. --loopback: one node of N*R ranks; exec places every rank on lo with UCX over TCP; a 2x2
  *    mring-bench sweep runs with 0 wrong; up again is a no-op with the same parameters and exit 2
  *    with others; down removes it.  Without --queues up asks for pair queues on 4 ranks (up again
  *    with --queues pair is the same testbed, with fifo another; with --pair-turn 2 the same, with 64
- *    another) and for fifo on 17.
+ *    another; with --peak 1.25 the same, with 1.01 another) and for fifo on 17.
  * 4. Fallback where `ip netns add` fails (a stand-in ip here): up says why in one line and makes the
  *    loopback testbed, exit 0.
  * The rest needs root and network namespaces (skipped with the reason otherwise), and no other
@@ -94,6 +94,11 @@ static void bad_input(void **st)
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --queues fifo --pair-turn 4", "'4'"}, /* no pairs */
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn", "--pair-turn"},
         {"up --nodes 9 --ranks-per-node 2 --rate 1gbit --pair-turn 4", "at most 16 ranks, not 18"}, /* fifo default */
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --peak 1", "'1'"}, /* a peak must be above the rate */
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --peak 2.5", "'2.5'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --peak=fast", "'fast'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --peak 1.0001", "'1.0001'"},
+        {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --peak", "--peak"},
         {"up --nodes 2 --ranks-per-node 2 --rate 1gbit --bogus", "'--bogus'"},
         {"up --nodes", "--nodes"},
         {"down --bogus", "'--bogus'"},
@@ -172,6 +177,9 @@ static void loopback(void **st)
     /* ... served 2 frames a turn by default */
     up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn 2 --loopback", 1);
     up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --pair-turn 64 --loopback", 0);
+    /* ... with a peak of 1.25 x the rate by default */
+    up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --peak 1.25 --loopback", 1);
+    up_again("--nodes 2 --ranks-per-node 2 --rate 1gbit --peak 1.01 --loopback", 0);
     rc = sh(DEADLINE " validation/testbed exec -n 5 -- true");
     if (rc != 2 || lines(out) != 1 || !strstr(out, "5"))
         fail_msg("exec -n 5 on 4 ranks: want exit 2 and one line, got %d: %s", rc, out);
@@ -248,18 +256,6 @@ static void port_of(const char *ns, const char *dev, const char *master)
     snprintf(want, sizeof want, " master %s ", master);
     if (sh("ip -n %s -o link show dev %s", ns, dev) != 0 || !strstr(out, want))
         fail_msg("%s in %s: want a port of %s, got: %s", dev, ns, master, out);
-}
-
-/* a tc rate as tc prints it ("500Mbit", "2500Mbit", "2Gbit") in bit/s, or -1 */
-static double tc_bits(const char *word)
-{
-    double v;
-    char unit[16] = "";
-    if (sscanf(word, "%lf%15s", &v, unit) < 1)
-        return -1;
-    double scale = !strcmp(unit, "bit") ? 1 : !strcmp(unit, "Kbit") ? 1e3 : !strcmp(unit, "Mbit") ? 1e6
-                 : !strcmp(unit, "Gbit") ? 1e9 : -1;
-    return scale < 0 ? -1 : v * scale;
 }
 
 /* DEV's tbf (QDISC: tc's line) must let no burst through, as a NIC (validation/testbed's header): a

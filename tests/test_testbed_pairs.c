@@ -7,9 +7,9 @@
  * data, quantum two frames (2 x (9000 + 216) bytes), with a byte FIFO of 8 MiB under it; the payload-less
  * class and the shared FIFO stay.  A 2x2 mring-bench sweep (0 wrong) sends its data through the pair
  * classes: on every egress they carry at least 64 KiB, and the shared FIFO less than 1% of what they
- * carry.  With --pair-turn 64 --mtu 1500: status says pair_turn=64 and every pair's class has quantum
- * 64 x (1500 + 216) bytes.  (The bad values of --queues and --pair-turn are among test_testbed's bad
- * input.)
+ * carry.  With --pair-turn 64 --mtu 1500 --peak 1.05: status says pair_turn=64 and peak=1.05, every pair's
+ * class has quantum 64 x (1500 + 216) bytes and every tbf's peak rate is 1.05 x its rate.  (The bad values
+ * of --queues, --pair-turn and --peak are among test_testbed's bad input.)
  * No test depends on how fast anything runs.
  */
 #include <setjmp.h>
@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+
+#include <math.h>
 
 #include "testbed_sh.h"
 
@@ -176,13 +178,30 @@ static void netns_pairs(void **st)
     down_clean();
 }
 
-/* --pair-turn 64 with 1500-byte frames: every pair's class is served 64 x (1500 + 216) bytes a turn */
+/* E's tbf must refill its peak bucket at FACTOR x its rate */
+static void peak_is(const struct egress *e, double factor)
+{
+    char rate[32], peak[32];
+    const char *tbf = sh("tc -n %s qdisc show dev %s", e->ns, e->dev) == 0 ? strstr(out, " rate ") : NULL;
+    if (!tbf || sscanf(tbf, " rate %31s burst %*s peakrate %31s", rate, peak) != 2)
+        fail_msg("%s in %s: want tbf with a peak rate; got: %s", e->dev, e->ns, out);
+    double r = tc_bits(rate), p = tc_bits(peak);
+    if (r <= 0 || fabs(p - factor * r) > 1e-9 * r)
+        fail_msg("%s in %s: want a peak rate of %g x the rate %s; got %s", e->dev, e->ns, factor, rate, peak);
+}
+
+/* --pair-turn 64 with 1500-byte frames: every pair's class is served 64 x (1500 + 216) bytes a turn; with
+ * --peak 1.05 every tbf's peak is 1.05 x its rate (1.25 by default: test_testbed) and status says peak=1.05 */
 static void netns_pair_turn(void **st)
 {
     (void)st;
     need_netns("netns pair turn");
     struct egress e[MAX_EGRESS];
-    up_pairs("--nodes 2 --ranks-per-node 2 --rate 1gbit --mtu 1500 --pair-turn 64", 1500, 64, e);
+    int n = up_pairs("--nodes 2 --ranks-per-node 2 --rate 1gbit --mtu 1500 --pair-turn 64 --peak 1.05", 1500, 64, e);
+    for (int i = 0; i < n; i++)
+        peak_is(&e[i], 1.05);
+    if (sh(DEADLINE " validation/testbed status") != 0 || !strstr(out, "peak=1.05\n"))
+        fail_msg("up --peak 1.05: status: want peak=1.05; got: %s", out);
     down_clean();
 }
 

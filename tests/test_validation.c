@@ -126,6 +126,7 @@ static void quick_run(void **state)
         fail_msg("%s: a quick run without --recheck reports a recheck", path);
     int pair_said = strstr(report, "data queued per pair of ranks on every link, the pairs served round robin, "
                                    "2 frames a turn;") != NULL;
+    int peak_said = strstr(report, "after an idle moment a link passes at most 1.25 x its rate") != NULL;
     assert_non_null(strstr(report, "## Did the machine stop?"));
     /* (slurp_file's buffer is reused below: the report's checks come first) */
     snprintf(path, sizeof path, "%s/meta", sim_tmp);
@@ -138,6 +139,8 @@ static void quick_run(void **state)
         fail_msg("a namespace testbed's run: want queues=pair, pair_turn=2 (the defaults, 4 ranks) in meta and the report "
                  "to say it: %s",
                  meta);
+    if (strstr(meta, "mode=netns\n") && !(strstr(meta, "\npeak=1.25\n") && peak_said))
+        fail_msg("a namespace testbed's run: want peak=1.25 (the default) in meta and the report to say it: %s", meta);
     int watched = strstr(meta, "\nwitness=mring-witness\n") != NULL; /* CI runs as root */
     if (!watched && !strstr(meta, "\nwitness=none\n"))
         fail_msg("%s: want witness=mring-witness or witness=none", path);

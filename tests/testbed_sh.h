@@ -1,7 +1,7 @@
 /* testbed_sh.h - what tests/test_testbed*.c share: validation/testbed commands run through sh in the
  * repository root, with the test's own state directory (MRING_TESTBED_STATE under the scratch
  * directory) and a deadline on every command; the checks every namespace test starts and ends with;
- * and an MPI job on the testbed.  Header-only: each test_*.c is one translation unit.
+ * an MPI job on the testbed; tc's rates in bit/s.  Header-only: each test_*.c is one translation unit.
  * Include after <cmocka.h>.
  */
 #ifndef MRING_TESTS_TESTBED_SH_H
@@ -165,6 +165,18 @@ static inline void bench(const char *args)
     }
     if (rows != 6)
         fail_msg("mring-bench 1K..1M factor 32: want 6 rows (3 sizes, out of place and in place), got %d", rows);
+}
+
+/* a tc rate as tc prints it ("500Mbit", "2500Mbit", "2Gbit") in bit/s, or -1 */
+static inline double tc_bits(const char *word)
+{
+    double v;
+    char unit[16] = "";
+    if (sscanf(word, "%lf%15s", &v, unit) < 1)
+        return -1;
+    double scale = !strcmp(unit, "bit") ? 1 : !strcmp(unit, "Kbit") ? 1e3 : !strcmp(unit, "Mbit") ? 1e6
+                 : !strcmp(unit, "Gbit") ? 1e9 : -1;
+    return scale < 0 ? -1 : v * scale;
 }
 
 #endif
