@@ -258,7 +258,7 @@ static void port_of(const char *ns, const char *dev, const char *master)
         fail_msg("%s in %s: want a port of %s, got: %s", dev, ns, master, out);
 }
 
-/* DEV's tbf (QDISC: tc's line) must let no burst through, as a NIC (validation/testbed's header): a
+/* DEV's tbf (QDISC: tc's line) must let no burst through, as a NIC (validation/testbed-links.sh's header): a
  * peak bucket of at most 2 frames of the default MTU 9000 (+ 216 B) refilled at 1.25 x the rate, a main
  * bucket of two peak buckets, at most 4 frames (a main bucket of 1 ms let a link run 25% over its rate
  * for about 4 ms after an idle moment), and
