@@ -38,25 +38,25 @@ static int field(const char *line, int col, double *x)
 
 int calib_mark_stopped(const char *path, level_t *pass, int n, char *err, size_t errlen)
 {
-    char line[1024];
-    int from_col, to_col, marked = 0, row = 1;
+    char *line = NULL;
+    size_t cap = 0;
+    int from_col = -1, to_col = -1, marked = 0, row = 1;
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "--stops '%s': %s", path, strerror(errno));
         return -1;
     }
-    if (!fgets(line, sizeof line, f) || (from_col = column(line, "from_s")) < 0 || (to_col = column(line, "to_s")) < 0) {
+    if (getline(&line, &cap, f) < 0 || (from_col = column(line, "from_s")) < 0 || (to_col = column(line, "to_s")) < 0) {
         snprintf(err, errlen, "--stops '%s': no header with columns from_s and to_s", path);
-        fclose(f);
-        return -1;
+        marked = -1;
     }
-    while (fgets(line, sizeof line, f) && strchr(line, '\n')) {
+    while (marked >= 0 && getline(&line, &cap, f) > 0 && strchr(line, '\n')) {
         double from, to;
         row++;
         if (field(line, from_col, &from) || field(line, to_col, &to)) {
             snprintf(err, errlen, "--stops '%s': line %d has no number in from_s or to_s", path, row);
-            fclose(f);
-            return -1;
+            marked = -1;
+            break;
         }
         for (int k = 0; k < n; k++)
             for (int i = 0; i < pass[k].n; i++) {
@@ -65,6 +65,7 @@ int calib_mark_stopped(const char *path, level_t *pass, int n, char *err, size_t
                     p->stopped = 1, marked++;
             }
     }
+    free(line);
     fclose(f);
     return marked;
 }

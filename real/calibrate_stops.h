@@ -14,8 +14,8 @@
  * mring-witness's output, validation/witness) and mark stopped every point of pass[0 .. n - 1] whose
  * span [from_s, to_s] one of them overlaps (calib_median_level then leaves it out).  Returns the number
  * of points marked, or -1 with a one-line reason in err (the file cannot be read, a column is missing,
- * a value is not a number).  The file may still be growing (the witness writes a stop when it ends):
- * a last line without its newline is not read.
+ * a value is not a number).  Lines may be of any length.  The file may still be growing (the witness
+ * writes a stop when it ends): a last line without its newline is not read.
  */
 int calib_mark_stopped(const char *path, level_t *pass, int n, char *err, size_t errlen);
 

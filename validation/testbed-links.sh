@@ -2,7 +2,7 @@
 # fabric: the namespaces, the switches (bridges), the veth links between them and their shaping.
 # Functions set reason and return 1 on failure; made_ns records every namespace made (validation/testbed
 # rolls them back).  Uses validation/testbed's globals (fabric, spine, ifname, cc, peak, queues,
-# pair_turn) and pair_queues (validation/testbed-pairs.sh).
+# pair_turn; build_netns sets nranks, which shape uses) and pair_queues (validation/testbed-pairs.sh).
 #
 # Shaping, both directions of every link: the egress of BOTH ends of each veth pair is shaped: mrtb0
 # (rank -> switch) and mrtb-p<r> (switch -> rank) to the intra rate; mrtb-u<n> (node -> cluster)
