@@ -68,7 +68,19 @@ static void platform_links(const char *cmd, const char *file, cli_conf_t *cc, ch
 #endif
 }
 
-int cmd_model(int argc, char **argv)
+/* mring model's options as given */
+typedef struct {
+    const char *links_s, *method_s, *platform, *profile_s;
+    int gamma_given, inplace;
+    cli_sweep_t sweep;
+    cli_conf_t cc;
+    mring_redop_t op;
+    mring_format_t fmt;
+    mring_cost_params_t p; /* gamma_bw from --gamma */
+} model_args_t;
+
+/* parse argv into *a; 1 when --help was given (printed), else 0; bad input exits 2 (cli_usage_error) */
+static int model_parse(const char *cmd, int argc, char **argv, model_args_t *a)
 {
     static const struct option opts[] = {CLI_CONF_OPTIONS,
                                          {"links", required_argument, 0, OPT_LINKS},
@@ -82,91 +94,102 @@ int cmd_model(int argc, char **argv)
                                          CLI_SWEEP_OPTIONS,
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *cmd = "model", *links_s = NULL, *method_s = NULL, *platform = NULL, *profile_s = NULL;
-    int gamma_given = 0;
-    char ptopo[128];
-    cli_sweep_t sweep = cli_sweep_default();
-    cli_conf_t cc = {0};
-    mring_config_t c;
-    mring_dtype_t dtype;
-    mring_redop_t op = MRING_SUM;
-    mring_format_t fmt = MRING_FMT_TABLE;
-    mring_cost_params_t p = {0};
-    int opt, inplace = 0, walk, nsizes;
-    int64_t sizes[4096];
-    char err[256], topo[128], rings[128], title[16384], links[512];
+    int opt;
+    *a = (model_args_t){.sweep = cli_sweep_default(), .op = MRING_SUM, .fmt = MRING_FMT_TABLE};
     while ((opt = cli_getopt(cmd, argc, argv, "b:e:f:i:h", opts)) != -1) {
-        if (cli_conf_opt(&cc, opt, optarg) || cli_sweep_opt(cmd, &sweep, opt, optarg))
+        if (cli_conf_opt(&a->cc, opt, optarg) || cli_sweep_opt(cmd, &a->sweep, opt, optarg))
             continue;
         switch (opt) {
-        case OPT_LINKS: links_s = optarg; break;
-        case OPT_PLATFORM: platform = optarg; break;
-        case OPT_PROFILE: profile_s = optarg; break;
+        case OPT_LINKS: a->links_s = optarg; break;
+        case OPT_PLATFORM: a->platform = optarg; break;
+        case OPT_PROFILE: a->profile_s = optarg; break;
         case OPT_GAMMA:
-            if (mring_parse_bandwidth(optarg, &p.gamma_bw))
+            if (mring_parse_bandwidth(optarg, &a->p.gamma_bw))
                 cli_usage_error(cmd, "--gamma '%s' is not valid; expected a rate like 240GBps", optarg);
-            gamma_given = 1;
+            a->gamma_given = 1;
             break;
         case OPT_OP:
-            if (mring_redop_parse(optarg, &op))
+            if (mring_redop_parse(optarg, &a->op))
                 cli_usage_error(cmd, "--op '%s' is unknown; expected one of %s", optarg, mring_redop_list());
             break;
-        case OPT_INPLACE: inplace = 1; break;
-        case OPT_METHOD: method_s = optarg; break;
+        case OPT_INPLACE: a->inplace = 1; break;
+        case OPT_METHOD: a->method_s = optarg; break;
         case OPT_FORMAT:
-            if (mring_format_parse(optarg, &fmt))
+            if (mring_format_parse(optarg, &a->fmt))
                 cli_usage_error(cmd, "--format '%s' is unknown; expected table, csv or json", optarg);
             break;
-        case 'h': help(); return 0;
+        case 'h': help(); return 1;
         }
     }
     if (optind < argc)
         cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (links_s && platform)
-        cli_usage_error(cmd, "--links and --platform both given; expected one description of the links");
-    if (platform)
-        platform_links(cmd, platform, &cc, ptopo, sizeof ptopo, &p, gamma_given);
-    cli_conf_build(cmd, &cc, 0, NULL, &c, &dtype);
-    if (!links_s && !platform)
-        cli_usage_error(cmd, "--links or --platform is required: one LAT:BW[:SHARE] per dimension, e.g. "
-                             "1us:36GBps,2us:12.5GBps:4");
-    if (links_s && mring_links_parse(links_s, &c.topo, &p, err, sizeof err))
-        cli_usage_error(cmd, "%s", err);
-    if (profile_s) /* replaces the platform's */
-        cli_profile_parse(cmd, profile_s, &p.sw);
-    if (method_s && strcmp(method_s, "closed") && strcmp(method_s, "walk"))
-        cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", method_s);
-    walk = method_s ? !strcmp(method_s, "walk") : c.segment > 0;
+    return 0;
+}
+
+/* one row per size of sizes[0 .. nsizes - 1] into rep: the model's time for c on p (walk: the schedule walk,
+ * else the closed form); a failure exits 1 naming it (cli_fail) */
+static void model_rows(const char *cmd, const mring_config_t *c, mring_dtype_t dtype, const model_args_t *a,
+                       const char *topo, const char *rings, int walk, const int64_t *sizes, int nsizes,
+                       mring_report_t *rep)
+{
+    static char desc[16384];
     size_t elsize = mring_dtype_size(dtype);
-    cli_conf_check(cmd, &c, elsize);
-    nsizes = cli_sweep_sizes(cmd, &sweep, (int64_t)elsize, sizes, 4096);
-    mring_topo_format(&c.topo, topo, sizeof topo);
-    mring_rings_format(&c, rings, sizeof rings);
-    snprintf(title, sizeof title, "mring model: %s on %s (%d ranks), rings %s, links %s%s%s, %s, %s%s", mring_algo_name(c.algo),
-             topo, c.topo.nranks, rings, mring_links_format(&p, links, sizeof links), platform ? " from " : "",
-             platform ? platform : "", walk ? "schedule walk" : "closed form",
-             inplace ? "in place" : "out of place", c.segment ? ", pipelined" : "");
-    cli_title_config(title, sizeof title, &c);
-    mring_report_t *rep = mring_report_open(stdout, fmt, 0, title);
-    if (!rep)
-        cli_fail(cmd, "out of memory");
+    mring_row_t row = {.source = "model", .algo = mring_algo_name(c->algo), .topo = topo, .rings = rings,
+                       .config = mring_config_describe(c, desc, sizeof desc), .ranks = c->topo.nranks,
+                       .type = mring_dtype_name(dtype), .redop = mring_redop_name(a->op)};
     for (int i = 0; i < nsizes; i++) {
-        static char desc[16384];
-        mring_row_t row = {.source = "model", .algo = mring_algo_name(c.algo), .topo = topo, .rings = rings,
-                           .config = mring_config_describe(&c, desc, sizeof desc),
-                           .ranks = c.topo.nranks, .type = mring_dtype_name(dtype), .redop = mring_redop_name(op)};
-        double t;
         mring_call_t k = {sizes[i] / (int64_t)elsize, elsize};
+        double t = walk ? mring_cost_walk(c, k, &a->p, a->inplace) : mring_cost_closed(c, k, &a->p, a->inplace);
         row.count = k.count;
         row.size = sizes[i];
-        t = walk ? mring_cost_walk(&c, k, &p, inplace) : mring_cost_closed(&c, k, &p, inplace);
         if (t < 0)
-            cli_fail(cmd, "the model could not evaluate %s at %lld bytes (out of memory)", mring_algo_name(c.algo),
+            cli_fail(cmd, "the model could not evaluate %s at %lld bytes (out of memory)", mring_algo_name(c->algo),
                      (long long)row.size);
         row.time_us = t * 1e6;
         if (mring_report_row(rep, &row))
             cli_fail(cmd, "writing the report failed");
     }
+}
+
+int cmd_model(int argc, char **argv)
+{
+    const char *cmd = "model";
+    model_args_t a;
+    char ptopo[128], err[256], topo[128], rings[128], title[16384], links[512];
+    mring_config_t c;
+    mring_dtype_t dtype;
+    int64_t sizes[4096];
+    if (model_parse(cmd, argc, argv, &a))
+        return 0;
+    if (a.links_s && a.platform)
+        cli_usage_error(cmd, "--links and --platform both given; expected one description of the links");
+    if (a.platform)
+        platform_links(cmd, a.platform, &a.cc, ptopo, sizeof ptopo, &a.p, a.gamma_given);
+    cli_conf_build(cmd, &a.cc, 0, NULL, &c, &dtype);
+    if (!a.links_s && !a.platform)
+        cli_usage_error(cmd, "--links or --platform is required: one LAT:BW[:SHARE] per dimension, e.g. "
+                             "1us:36GBps,2us:12.5GBps:4");
+    if (a.links_s && mring_links_parse(a.links_s, &c.topo, &a.p, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+    if (a.profile_s) /* replaces the platform's */
+        cli_profile_parse(cmd, a.profile_s, &a.p.sw);
+    if (a.method_s && strcmp(a.method_s, "closed") && strcmp(a.method_s, "walk"))
+        cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", a.method_s);
+    int walk = a.method_s ? !strcmp(a.method_s, "walk") : c.segment > 0;
+    size_t elsize = mring_dtype_size(dtype);
+    cli_conf_check(cmd, &c, elsize);
+    int nsizes = cli_sweep_sizes(cmd, &a.sweep, (int64_t)elsize, sizes, 4096);
+    mring_topo_format(&c.topo, topo, sizeof topo);
+    mring_rings_format(&c, rings, sizeof rings);
+    snprintf(title, sizeof title, "mring model: %s on %s (%d ranks), rings %s, links %s%s%s, %s, %s%s",
+             mring_algo_name(c.algo), topo, c.topo.nranks, rings, mring_links_format(&a.p, links, sizeof links),
+             a.platform ? " from " : "", a.platform ? a.platform : "", walk ? "schedule walk" : "closed form",
+             a.inplace ? "in place" : "out of place", c.segment ? ", pipelined" : "");
+    cli_title_config(title, sizeof title, &c);
+    mring_report_t *rep = mring_report_open(stdout, a.fmt, 0, title);
+    if (!rep)
+        cli_fail(cmd, "out of memory");
+    model_rows(cmd, &c, dtype, &a, topo, rings, walk, sizes, nsizes, rep);
     if (mring_report_close(rep))
         cli_fail(cmd, "writing the report failed");
     return 0;

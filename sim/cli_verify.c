@@ -61,6 +61,29 @@ static int verify_one(const char *cmd, const mring_config_t *c, mring_call_t k, 
     return 0;
 }
 
+/* --count's comma-separated element counts into counts[0 .. 255], each a valid call of c with elements of
+ * elsize bytes; their number.  Bad input exits 2 naming the value (cli_usage_error). */
+static int parse_counts(const char *cmd, const char *count_s, const mring_config_t *c, size_t elsize,
+                        int64_t counts[256])
+{
+    int n = 0;
+    char err[256];
+    for (const char *p = count_s;;) {
+        const char *comma = strchr(p, ',');
+        char item[64];
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == 256)
+            cli_usage_error(cmd, "--count has more than 256 values");
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        counts[n] = cli_int64(cmd, "--count", item);
+        if (mring_call_check(c, (mring_call_t){counts[n++], elsize}, err, sizeof err))
+            cli_usage_error(cmd, "--count: %s", err);
+        if (!comma)
+            return n;
+        p = comma + 1;
+    }
+}
+
 int cmd_verify(int argc, char **argv)
 {
     static const struct option opts[] = {CLI_CONF_OPTIONS,
@@ -71,7 +94,7 @@ int cmd_verify(int argc, char **argv)
     cli_conf_t cc = {0};
     mring_config_t base;
     mring_dtype_t dtype;
-    int opt, all, failures = 0, ncounts = 0;
+    int opt, all, failures = 0, ncounts;
     int64_t counts[256];
     char topo[128];
     while ((opt = cli_getopt(cmd, argc, argv, "h", opts)) != -1) {
@@ -89,23 +112,7 @@ int cmd_verify(int argc, char **argv)
     cli_conf_build(cmd, &cc, 1, &all, &base, &dtype);
     if (!count_s)
         cli_usage_error(cmd, "--count is required (elements per rank, e.g. --count 0,1,1000003)");
-    for (const char *p = count_s;;) {
-        const char *comma = strchr(p, ',');
-        char item[64];
-        size_t n = comma ? (size_t)(comma - p) : strlen(p);
-        if (ncounts == 256)
-            cli_usage_error(cmd, "--count has more than 256 values");
-        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item ? n : sizeof item - 1), p);
-        counts[ncounts++] = cli_int64(cmd, "--count", item);
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    for (int i = 0; i < ncounts; i++) {
-        char err[256];
-        if (mring_call_check(&base, (mring_call_t){counts[i], mring_dtype_size(dtype)}, err, sizeof err))
-            cli_usage_error(cmd, "--count: %s", err);
-    }
+    ncounts = parse_counts(cmd, count_s, &base, mring_dtype_size(dtype), counts);
     for (int a = 0; a < mring_algo_count(); a++) {
         mring_config_t c = base;
         char err[256];

@@ -124,38 +124,32 @@ static int check_routes(const mring_platform_t *pf, char *err, size_t errlen)
     return bad ? 2 : 0;
 }
 
-int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mring_platform_t *pf, char *err,
-                        size_t errlen)
+/* SimGrid started with mring's configuration, then cfgs[0 .. ncfgs - 1] (the user's --cfg, which come after),
+ * and file loaded: 0, or 2 with a one-line reason in err (-1: out of memory).
+ *
+ * Alpha-beta predictions need CM02 and no cross-traffic (LV08 scales latency by 13.01 and bandwidth by 0.97;
+ * cross-traffic adds 5% reverse load).  network/optim:Full because SimGrid 3.32's default lazy update gives wrong
+ * rates when flows start while others of different latency share their links: two intra-node flows per node
+ * started, then 4.74 ms later one inter-node flow per rank both ways (4 hosts, 2 nodes, a 31 MB/s NIC each way):
+ * lazy delivers the flows leaving node 1 at 22 MB/s each on average, 44 MB/s through one 31 MB/s link, and those
+ * leaving node 0 at 15.5 MB/s; Full gives every one the max-min 15.5 MB/s (measured 2026-12-03 with mring and with
+ * a bare s4u program of those 8 flows; tests/test_sim_maxmin.c checks it through its symmetry and fails under
+ * Lazy).  network/solver:fairbottleneck because CM02's default max-min solver weights each flow's share of a link
+ * by its route's latency (the flow's sharing penalty is the sum of its links' latencies: RTT-unfair TCP, Velho and
+ * Legrand 2009, hal inria-00361031; SimGrid's network_cm02.cpp), and fair-bottleneck ignores those weights and
+ * gives every flow through a saturated link an equal share.  GPU fabrics arbitrate per flow, not per RTT, and so
+ * does the testbed: with a calibrated intra-node link latency of 0.16 us against 34 us across nodes, maxmin
+ * starved the inter-node flows of a 4-chunk 2x4 multiring on the rank ports (64 MiB: 4.43 s simulated),
+ * fair-bottleneck gives 3.57 s and the testbed measured 3.59 s (2026-12-06, validation/README.md).
+ * tests/test_sim_maxmin.c checks the equal shares.
+ */
+static int sg_start(const char *const *cfgs, int ncfgs, const char *file, char *err, size_t errlen)
 {
-    const char *topo;
-    char terr[256];
     int rc, argc = 0;
-    /* alpha-beta predictions need CM02 and no cross-traffic (LV08 scales latency by
-     * 13.01 and bandwidth by 0.97; cross-traffic adds 5% reverse load).  network/optim:Full because
-     * SimGrid 3.32's default lazy update gives wrong rates when flows start while others of different
-     * latency share their links: two intra-node flows per node started, then 4.74 ms later one
-     * inter-node flow per rank both ways (4 hosts, 2 nodes, a 31 MB/s NIC each way): lazy delivers the
-     * flows leaving node 1 at 22 MB/s each on average, 44 MB/s through one 31 MB/s link, and those leaving
-     * node 0 at 15.5 MB/s; Full gives every one the max-min 15.5 MB/s (measured 2026-12-03 with mring and
-     * with a bare s4u program of those 8 flows; tests/test_sim_maxmin.c checks it through its symmetry
-     * and fails under Lazy).  network/solver:fairbottleneck because CM02's default max-min solver weights
-     * each flow's share of a link by its route's latency (the flow's sharing penalty is the sum of its
-     * links' latencies: RTT-unfair TCP, Velho and Legrand 2009, hal inria-00361031; SimGrid's
-     * network_cm02.cpp), and fair-bottleneck ignores those weights and gives every flow through a
-     * saturated link an equal share.  GPU fabrics arbitrate per flow, not per RTT, and so does the
-     * testbed: with a calibrated intra-node link latency of 0.16 us against 34 us across nodes, maxmin
-     * starved the inter-node flows of a 4-chunk 2x4 multiring on the rank ports (64 MiB: 4.43 s
-     * simulated), fair-bottleneck gives 3.57 s and the testbed measured 3.59 s (2026-12-06,
-     * validation/README.md).  tests/test_sim_maxmin.c checks the equal shares.  The user's --cfg come
-     * after. */
-    char **argv = calloc((size_t)ncfgs + 6, sizeof *argv);
-    memset(pf, 0, sizeof *pf);
-    snprintf(pf->file, sizeof pf->file, "%s", file);
-    if (!argv)
+    char **argv = calloc((size_t)ncfgs + 6, sizeof *argv), why[512];
+    if (!argv) {
+        snprintf(err, errlen, "out of memory");
         return -1;
-    if ((rc = mring_platform_precheck(file, err, errlen))) {
-        free(argv);
-        return rc;
     }
     argv[argc++] = "mring";
     argv[argc++] = "--cfg=network/model:CM02";
@@ -168,44 +162,61 @@ int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mr
     rc = mring_sg_init(&argc, argv, err, errlen);
     free(argv);
     if (rc) {
-        char why[512];
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, errlen, "--cfg: %s", why);
         return 2;
     }
     if (mring_sg_load_platform(file, err, errlen)) {
-        char why[512];
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, errlen, "platform %s: %s", file, why);
         return 2;
     }
-    if ((rc = read_ranks(pf, err, errlen)) || (rc = check_resources(file, err, errlen)))
-        return rc;
-    simgrid_run(); /* no actors yet: this only seals the platform (Floyd zones compute their routes) */
-    topo = sg_zone_get_property_value(sg_zone_get_root(), "mring_topo");
+    return 0;
+}
+
+/* the root zone's mring_topo (its product the pf->nranks rank hosts) into pf->topo and its mring_sw (none: an
+ * empty profile) into *prof: 0, or 2 with a one-line reason in err */
+static int read_root_props(mring_platform_t *pf, mring_swprof_t *prof, char *err, size_t errlen)
+{
+    char why[256];
+    const char *topo = sg_zone_get_property_value(sg_zone_get_root(), "mring_topo");
+    const char *sw = sg_zone_get_property_value(sg_zone_get_root(), "mring_sw");
     if (!topo) {
         snprintf(err, errlen,
                  "platform %s has no mring_topo; add <prop id=\"mring_topo\" value=\"d1xd2x...\"/> to the root zone "
-                 "(its product must be the %d rank hosts)", file, pf->nranks);
+                 "(its product must be the %d rank hosts)", pf->file, pf->nranks);
         return 2;
     }
-    if (mring_topo_parse(topo, &pf->topo, terr, sizeof terr)) {
-        snprintf(err, errlen, "platform %s: mring_topo: %s", file, terr);
+    if (mring_topo_parse(topo, &pf->topo, why, sizeof why)) {
+        snprintf(err, errlen, "platform %s: mring_topo: %s", pf->file, why);
         return 2;
     }
     if (pf->topo.nranks != pf->nranks) {
-        snprintf(err, errlen, "platform %s: mring_topo %s has %d ranks but %d hosts carry mring_rank", file, topo,
-                 pf->topo.nranks, pf->nranks);
+        snprintf(err, errlen, "platform %s: mring_topo %s has %d ranks but %d hosts carry mring_rank", pf->file,
+                 topo, pf->topo.nranks, pf->nranks);
         return 2;
     }
-    if ((rc = check_routes(pf, err, errlen)))
+    *prof = (mring_swprof_t){0};
+    if (sw && mring_swprof_parse(sw, prof, why, sizeof why)) {
+        snprintf(err, errlen, "platform %s: mring_sw: %s", pf->file, why);
+        return 2;
+    }
+    return 0;
+}
+
+int mring_platform_load(const char *const *cfgs, int ncfgs, const char *file, mring_platform_t *pf, char *err,
+                        size_t errlen)
+{
+    int rc;
+    mring_swprof_t prof;
+    memset(pf, 0, sizeof *pf);
+    snprintf(pf->file, sizeof pf->file, "%s", file);
+    if ((rc = mring_platform_precheck(file, err, errlen)) || (rc = sg_start(cfgs, ncfgs, file, err, errlen)) ||
+        (rc = read_ranks(pf, err, errlen)) || (rc = check_resources(file, err, errlen)))
         return rc;
-    const char *sw = sg_zone_get_property_value(sg_zone_get_root(), "mring_sw");
-    mring_swprof_t prof = {0};
-    if (sw && mring_swprof_parse(sw, &prof, terr, sizeof terr)) {
-        snprintf(err, errlen, "platform %s: mring_sw: %s", file, terr);
-        return 2;
-    }
+    simgrid_run(); /* no actors yet: this only seals the platform (Floyd zones compute their routes) */
+    if ((rc = read_root_props(pf, &prof, err, errlen)) || (rc = check_routes(pf, err, errlen)))
+        return rc;
     return mring_platform_set_profile(pf, &prof, err, errlen);
 }
 
