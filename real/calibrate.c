@@ -178,9 +178,48 @@ static int want_fit_only(int argc, char **argv)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* every level's measurements of the job (this rank me) into *r: each level's ping-pongs and bulk tests where
+ * the job has it (two or more ranks a node, two or more nodes, racks), the ring of exchanges and the connection
+ * probe, each pass settled against o's stops (the level_t they point at are static) */
+static void measure(const calib_load_t *lp, const opts_t *o, int me, calib_result_t *r)
 {
     static level_t intra, inter;
+    static level_t port_pass[CALIB_MAX_PASSES], nic_pass[CALIB_MAX_PASSES], uplink_pass[CALIB_MAX_PASSES];
+    static level_t port, nic, rack, uplink, ring_pass[CALIB_MAX_PASSES], ring;
+    if (r->R >= 2) {
+        calib_measure_level(lp, me, CALIB_INTRA, &intra);
+        calib_measure_bulk(lp, me, CALIB_INTRA, port_pass, &r->port_flows);
+        r->port = settle(o->stops, "the ports' bulk test", port_pass, &port, r);
+        r->port_pass = port_pass;
+    }
+    if (r->P > r->R) {
+        calib_measure_level(lp, me, CALIB_INTER, &inter);
+        calib_measure_overhead(lp, me, &r->o_send, &r->o_recv);
+        if (r->R >= 2) { /* the NIC the node's ranks share: its capacity from all of them at once */
+            calib_measure_bulk(lp, me, CALIB_INTER, nic_pass, &r->nic_flows);
+            r->nic = settle(o->stops, "the NICs' bulk test", nic_pass, &nic, r);
+            r->nic_pass = nic_pass;
+        }
+    }
+    if (o->rack_nodes && r->P / r->R > o->rack_nodes) {
+        calib_measure_level(lp, me, CALIB_RACK, &rack);
+        calib_measure_bulk(lp, me, CALIB_RACK, uplink_pass, &r->uplink_flows);
+        r->rack = &rack;
+        r->uplink = settle(o->stops, "the uplinks' bulk test", uplink_pass, &uplink, r);
+        r->uplink_pass = uplink_pass;
+    }
+    if (r->P >= 2) {
+        calib_measure_ring(lp, me, ring_pass);
+        r->ring = settle(o->stops, "the ring of exchanges", ring_pass, &ring, r);
+        r->ring_pass = ring_pass;
+        calib_measure_conn(lp, me, o->maxb, &r->conn_first, &r->conn_second);
+    }
+    r->intra = r->R >= 2 ? &intra : NULL;
+    r->inter = r->P > r->R ? &inter : NULL;
+}
+
+int main(int argc, char **argv)
+{
     opts_t o;
     calib_result_t r = {0};
     int me;
@@ -207,40 +246,8 @@ int main(int argc, char **argv)
         cli_usage_error(NULL, "--nodes-per-rack %d does not divide the %d nodes of the job", o.rack_nodes, r.P / r.R);
     calib_load_t lp = {.P = r.P, .R = r.R, .iters = o.iters, .warmup = o.warmup, .pattern = o.pattern, .minb = o.minb,
                        .maxb = o.maxb, .one_pair = o.one_pair, .rack_nodes = o.rack_nodes, .passes = o.passes};
-    static level_t port_pass[CALIB_MAX_PASSES], nic_pass[CALIB_MAX_PASSES], uplink_pass[CALIB_MAX_PASSES];
-    static level_t port, nic, rack, uplink;
     r.passes = o.passes;
-    if (r.R >= 2) {
-        calib_measure_level(&lp, me, CALIB_INTRA, &intra);
-        calib_measure_bulk(&lp, me, CALIB_INTRA, port_pass, &r.port_flows);
-        r.port = settle(o.stops, "the ports' bulk test", port_pass, &port, &r);
-        r.port_pass = port_pass;
-    }
-    if (r.P > r.R) {
-        calib_measure_level(&lp, me, CALIB_INTER, &inter);
-        calib_measure_overhead(&lp, me, &r.o_send, &r.o_recv);
-        if (r.R >= 2) { /* the NIC the node's ranks share: its capacity from all of them at once */
-            calib_measure_bulk(&lp, me, CALIB_INTER, nic_pass, &r.nic_flows);
-            r.nic = settle(o.stops, "the NICs' bulk test", nic_pass, &nic, &r);
-            r.nic_pass = nic_pass;
-        }
-    }
-    if (o.rack_nodes && r.P / r.R > o.rack_nodes) {
-        calib_measure_level(&lp, me, CALIB_RACK, &rack);
-        calib_measure_bulk(&lp, me, CALIB_RACK, uplink_pass, &r.uplink_flows);
-        r.rack = &rack;
-        r.uplink = settle(o.stops, "the uplinks' bulk test", uplink_pass, &uplink, &r);
-        r.uplink_pass = uplink_pass;
-    }
-    static level_t ring_pass[CALIB_MAX_PASSES], ring;
-    if (r.P >= 2) {
-        calib_measure_ring(&lp, me, ring_pass);
-        r.ring = settle(o.stops, "the ring of exchanges", ring_pass, &ring, &r);
-        r.ring_pass = ring_pass;
-        calib_measure_conn(&lp, me, o.maxb, &r.conn_first, &r.conn_second);
-    }
-    r.intra = r.R >= 2 ? &intra : NULL;
-    r.inter = r.P > r.R ? &inter : NULL;
+    measure(&lp, &o, me, &r);
     reduce_rates(&o, me, &r.reduce, &r.reduce_all);
     static calib_profile_t prof;
     if (rank0 && r.ring) /* the wire line of the level that bounds an allreduce across nodes; a ring's steps */

@@ -150,45 +150,45 @@ static json_t *bulk_json(const level_t *l, const level_t *pass, int n, int flows
     return o;
 }
 
-int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const calib_result_t *r)
+/* the report as commented tables (lib: the MPI library's version); 0, or 1 when stdout failed */
+static int report_table(const calib_load_t *lp, int64_t reduce_bytes, const calib_result_t *r, const char *lib)
 {
-    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len;
-    MPI_Get_library_version(lib, &len);
-    lib[strcspn(lib, "\n")] = '\0';
-    if (!json) {
-        printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d %s steps after %d;\n"
-               "# the ring and the bulk tests: the median of %d passes (%d points of them left out: a stop overlapped\n"
-               "# them); fit %s; %s\n",
-               r->P, r->R, (long long)lp->minb, (long long)lp->maxb, lp->iters,
-               lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", lp->warmup, r->passes, r->stopped,
-               calib_fit_name, lib);
-        calib_level_table("intra", r->intra);
-        calib_level_table("inter", r->inter);
-        if (r->rack)
-            calib_level_table("rack", r->rack);
-        if (r->ring)
-            calib_level_table("ring", r->ring);
-        if (r->port)
-            bulk_table("port", "a rank's port inside its node (pairs exchanging, both ways)", r->port, r->port_flows);
-        if (r->nic)
-            bulk_table("nic", "a node's NIC", r->nic, r->nic_flows);
-        if (r->uplink)
-            bulk_table("uplink", "a rack's uplink", r->uplink, r->uplink_flows);
-        printf("# pairs at once: %d intra, %d inter, %d rack%s; o: %.4g us per send, %.4g us per receive (8 B, inter "
-               "pairs)\n", r->intra ? r->intra->pairs : 0, r->inter ? r->inter->pairs : 0, r->rack ? r->rack->pairs : 0,
-               r->one_pair ? " (--one-pair)" : "",
-               r->o_send * 1e6, r->o_recv * 1e6);
-        if (r->conn_second > 0)
-            printf("# connection: two %lld B messages to one peer at once complete after %.4g and %.4g ms (ratio %.3f):"
-                   " conn=%s\n", (long long)lp->maxb, r->conn_first * 1e3, r->conn_second * 1e3,
-                   r->conn_first / r->conn_second, calib_conn_pair(r) ? "pair" : "stream");
-        if (r->prof)
-            calib_profile_table("ring steps", r->prof_wire, r->prof);
-        printf("# reduce: %.4g GB/s (rank 0 alone), %.4g GB/s per rank with all %d at once (float32 sum, %lld B)\n",
-               r->reduce / 1e9, r->reduce_all / 1e9, r->P, (long long)reduce_bytes);
-        return fflush(stdout) ? 1 : 0;
-    }
+    printf("# mring-calibrate: %d ranks, %d per node; sizes %lld..%lld B; median of %d %s steps after %d;\n"
+           "# the ring and the bulk tests: the median of %d passes (%d points of them left out: a stop overlapped\n"
+           "# them); fit %s; %s\n",
+           r->P, r->R, (long long)lp->minb, (long long)lp->maxb, lp->iters,
+           lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", lp->warmup, r->passes, r->stopped,
+           calib_fit_name, lib);
+    calib_level_table("intra", r->intra);
+    calib_level_table("inter", r->inter);
+    if (r->rack)
+        calib_level_table("rack", r->rack);
+    if (r->ring)
+        calib_level_table("ring", r->ring);
+    if (r->port)
+        bulk_table("port", "a rank's port inside its node (pairs exchanging, both ways)", r->port, r->port_flows);
+    if (r->nic)
+        bulk_table("nic", "a node's NIC", r->nic, r->nic_flows);
+    if (r->uplink)
+        bulk_table("uplink", "a rack's uplink", r->uplink, r->uplink_flows);
+    printf("# pairs at once: %d intra, %d inter, %d rack%s; o: %.4g us per send, %.4g us per receive (8 B, inter "
+           "pairs)\n", r->intra ? r->intra->pairs : 0, r->inter ? r->inter->pairs : 0, r->rack ? r->rack->pairs : 0,
+           r->one_pair ? " (--one-pair)" : "",
+           r->o_send * 1e6, r->o_recv * 1e6);
+    if (r->conn_second > 0)
+        printf("# connection: two %lld B messages to one peer at once complete after %.4g and %.4g ms (ratio %.3f):"
+               " conn=%s\n", (long long)lp->maxb, r->conn_first * 1e3, r->conn_second * 1e3,
+               r->conn_first / r->conn_second, calib_conn_pair(r) ? "pair" : "stream");
+    if (r->prof)
+        calib_profile_table("ring steps", r->prof_wire, r->prof);
+    printf("# reduce: %.4g GB/s (rank 0 alone), %.4g GB/s per rank with all %d at once (float32 sum, %lld B)\n",
+           r->reduce / 1e9, r->reduce_all / 1e9, r->P, (long long)reduce_bytes);
+    return fflush(stdout) ? 1 : 0;
+}
+
+/* the report as one JSON object (lib: the MPI library's version); 0, or 1 when it could not be written */
+static int report_json(const calib_load_t *lp, int64_t reduce_bytes, const calib_result_t *r, const char *lib)
+{
     json_t *j = json_pack("{s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:s}", "ranks", r->P, "ranks_per_node", r->R, "nodes",
                           (r->P + r->R - 1) / r->R, "iters", lp->iters, "warmup", lp->warmup, "pattern",
                           lp->pattern == CALIB_EXCHANGE ? "exchange" : "pingpong", "fit", calib_fit_name,
@@ -219,5 +219,14 @@ int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const c
     json_object_set_new(j, "reduce_all_Bps", json_real(r->reduce_all));
     json_object_set_new(j, "reduce_bytes", json_integer((json_int_t)reduce_bytes));
     return calib_print_json(j) ? 1 : 0;
+}
+
+int calib_report(int json, const calib_load_t *lp, int64_t reduce_bytes, const calib_result_t *r)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n")] = '\0';
+    return json ? report_json(lp, reduce_bytes, r, lib) : report_table(lp, reduce_bytes, r, lib);
 }
 
