@@ -74,7 +74,10 @@ static int parse_counts(const char *cmd, const char *count_s, const mring_config
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         if (n == 256)
             cli_usage_error(cmd, "--count has more than 256 values");
-        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        if (len >= sizeof item)
+            cli_usage_error(cmd, "--count '%.*s' is not a valid count (longer than %zu characters)", (int)len, p,
+                            sizeof item - 1);
+        snprintf(item, sizeof item, "%.*s", (int)len, p);
         counts[n] = cli_int64(cmd, "--count", item);
         if (mring_call_check(c, (mring_call_t){counts[n++], elsize}, err, sizeof err))
             cli_usage_error(cmd, "--count: %s", err);

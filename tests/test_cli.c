@@ -58,6 +58,8 @@ static const struct bad_case cases[] = {
     {"stepbytes_negative", "-1", {"model", "--topo", "4x2", "--links", L2, "-b", "1K", "-e", "4K", "-i", "-1"}},
     /* counts and ranks */
     {"count_negative", "-5", {"verify", "--topo", "4x2", "--count", "-5"}},
+    /* 70 zeros and a 5: once cut to 63 characters, it read as 0 */
+    {"count_too_long", "'00000000000000000000000000000000000000000000000000000000000000000000005'", {"verify", "--topo", "4x2", "--count", "1,00000000000000000000000000000000000000000000000000000000000000000000005"}},
     {"count_garbage", "x", {"verify", "--topo", "4x2", "--count", "1,x"}},
     {"count_overflow", "99999999999999999999", {"verify", "--topo", "4x2", "--count", "99999999999999999999"}},
     {"count_list_for_schedule", "8,9", {"schedule", "--topo", "4x2", "--count", "8,9", "--rank", "0"}},
