@@ -89,6 +89,11 @@ extern "C" int mring_sg_route_ok(sg_host_t a, sg_host_t b, char *err, size_t err
     double lat = 0;
     try {
         a->route_to(b, links, &lat);
+        if (links.empty()) { /* SimGrid 3.32's Full zones return no links where no <route> joins two hosts */
+            std::snprintf(err, errlen, "no route from host %s to host %s (no link on it)", a->get_cname(),
+                          b->get_cname());
+            return -1;
+        }
         return 0;
     } catch (const std::exception &e) {
         char why[256];
