@@ -149,7 +149,7 @@ const char *cli_conf_help(void)
     char algos[3072];
     snprintf(buf, sizeof buf,
              "  --topo T          rank grid d1xd2x...xdk, d1 innermost (e.g. 4x16x4 = 4 GPUs x 16 nodes x 4 racks);\n"
-             "                    required, unless --platform gives it (its mring_topo)\n"
+             "                    required, unless the --platform of simulate, model, tune or scaling gives it\n"
              "%s"
              "  --segment BYTES   pipelining piece (K/M/G suffixes); 0 = whole blocks (default)\n"
              "  --chunks C        multiring: each stream's data in C chunks pipelined through the dimensions, so\n"

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 /* SimGrid 3.32 options whose bad values stop the process (xbt_die, a segfault, a division by 0 or a run that never
  * ends) instead of raising an error mring could report: their values, checked here.  Models: the lists
  * SimGrid's own message gives, less the network models that abort on every mring platform (found by
- * trying them); numbers: finite and above lo (or >= lo when `closed`). */
+ * trying them); numbers: finite, above lo (or >= lo when `closed`) and below hi where hi > lo (maxmin/precision
+ * from 1 aborts: "The Impossible Did Happen"); maxmin/concurrency-limit: -1 (none) or a whole number >= 1 (0
+ * leaves every flow unstarted). */
 static const struct {
     const char *name, *values;
 } cfg_models[] = {{"network/model", "LV08,SMPI,IB,CM02"}, /* Constant has no links, ns-3 needs its own set-up:
@@ -21,15 +24,16 @@ static const struct {
                   {"cpu/model", "Cas01"},
                   {"network/optim", "Lazy,Full"},
                   {"network/solver", "fairbottleneck,maxmin"}, /* bmf aborts on mring's platforms */
-                  {"cpu/optim", "Lazy,TI,Full"}};
+                  {"cpu/optim", "Lazy,TI,Full"},
+                  {"contexts/factory", "thread,ucontext,raw,boost"}}; /* another aborts at start */
 static const struct {
     const char *name;
-    double lo;
+    double lo, hi;
     int closed;
-} cfg_numbers[] = {{"maxmin/precision", 0, 0},          {"surf/precision", 0, 0},
-                   {"precision/timing", 0, 0},          {"precision/work-amount", 0, 0},
-                   {"network/bandwidth-factor", 0, 0},  {"network/latency-factor", 0, 1},
-                   {"network/weight-S", 0, 1}};
+} cfg_numbers[] = {{"maxmin/precision", 0, 1, 0},         {"surf/precision", 0, 0, 0},
+                   {"precision/timing", 0, 0, 0},         {"precision/work-amount", 0, 0, 0},
+                   {"network/bandwidth-factor", 0, 0, 0}, {"network/latency-factor", 0, 0, 1},
+                   {"network/weight-S", 0, 0, 1}};
 
 static void check_cfg(const char *cmd, const char *arg)
 {
@@ -51,9 +55,23 @@ static void check_cfg(const char *cmd, const char *arg)
             continue;
         errno = 0;
         x = strtod(v, &end);
-        if (end == v || *end || errno || !isfinite(x) || !(cfg_numbers[i].closed ? x >= cfg_numbers[i].lo : x > cfg_numbers[i].lo))
-            cli_usage_error(cmd, "--cfg %s: '%s' is not valid; expected a finite number %s %g", cfg_numbers[i].name, v,
-                            cfg_numbers[i].closed ? ">=" : ">", cfg_numbers[i].lo);
+        double lo = cfg_numbers[i].lo, hi = cfg_numbers[i].hi;
+        if (end == v || *end || errno || !isfinite(x) || !(cfg_numbers[i].closed ? x >= lo : x > lo) ||
+            (hi > lo && x >= hi)) {
+            char below[64] = "";
+            if (hi > lo)
+                snprintf(below, sizeof below, " and < %g", hi);
+            cli_usage_error(cmd, "--cfg %s: '%s' is not valid; expected a finite number %s %g%s", cfg_numbers[i].name,
+                            v, cfg_numbers[i].closed ? ">=" : ">", lo, below);
+        }
+    }
+    if (!strncmp(arg, "maxmin/concurrency-limit:", n + 1)) {
+        char *end;
+        errno = 0;
+        long k = strtol(v, &end, 10);
+        if (end == v || *end || errno || (k != -1 && k < 1) || k > INT32_MAX)
+            cli_usage_error(cmd, "--cfg maxmin/concurrency-limit: '%s' is not valid; expected -1 (no limit) or a whole "
+                                 "number >= 1", v);
     }
 }
 

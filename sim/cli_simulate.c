@@ -15,14 +15,16 @@ static void help(void)
            "                      [--format table|csv|json] [--breakdown] [--trace FILE.json] [--cfg NAME:VALUE]\n"
            "                  [--profile P]\n\n"
            "Simulate the allreduce on a SimGrid platform: every stream of every rank runs its schedule,\n"
-           "messages are SimGrid flows between the ranks' hosts sharing the platform's links (max-min\n"
-           "fairness), reductions run at the host's speed (bytes of result per second).  Output follows nccl-tests:\n"
+           "messages are SimGrid flows between the ranks' hosts sharing the platform's links (every flow\n"
+           "through a saturated link gets an equal share), reductions run at the host's speed (bytes of result\n"
+           "per second).  Output follows nccl-tests:\n"
            "algbw = size/time, busbw = algbw * 2(P-1)/P, GB/s = 1e9 bytes/s; size is bytes per rank.\n\n"
            "  --platform FILE   SimGrid platform (e.g. platforms/minsky-64.xml); its hosts with property\n"
            "                    mring_rank run the ranks, its root zone's mring_topo is the natural topology\n"
            "  (--topo defaults to the platform's mring_topo; any grid with the platform's rank count works)\n%s"
            "  -b, -e, -f, -i    size sweep as in nccl-tests (default 32M..32M, factor 2)\n"
-           "  --op OP           sum (default), prod, min, max, avg (shown only)\n"
+           "  --op OP           sum (default), prod, min, max, avg, land, lor, lxor, band, bor, bxor, maxloc,\n"
+           "                    minloc (shown only)\n"
            "  --inplace         simulate an in-place call (no copy of the send buffer)\n"
            "  --format F        table (default), csv or json\n"
            "  --breakdown       add the time span of every phase and dimension (table and json)\n"
@@ -30,8 +32,10 @@ static void help(void)
            "                    rank, one thread per ring (open it in ui.perfetto.dev or chrome://tracing)\n"
            "  --cfg NAME:VALUE  a SimGrid option (repeatable); the defaults are network/model:CM02 and\n"
            "                    network/crosstraffic:0, the alpha-beta model (LV08 would scale latency by\n"
-           "                    13.01 and bandwidth by 0.97), and network/optim:Full (SimGrid 3.32's Lazy\n"
-           "                    can overfill a link when flows of different latency start in turn)\n" CLI_PROFILE_HELP,
+           "                    13.01 and bandwidth by 0.97), network/optim:Full (SimGrid 3.32's Lazy\n"
+           "                    can overfill a link when flows of different latency start in turn) and\n"
+           "                    network/solver:fairbottleneck (maxmin weights a flow's share by its route's\n"
+           "                    latency, as RTT-unfair TCP does; GPU fabrics share per flow)\n" CLI_PROFILE_HELP,
            cli_conf_help());
 }
 

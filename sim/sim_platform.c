@@ -161,9 +161,14 @@ static int sg_start(const char *const *cfgs, int ncfgs, const char *file, char *
     xbt_log_control_set("root.thresh:critical ker_engine.app:file:/dev/null");
     rc = mring_sg_init(&argc, argv, err, errlen);
     free(argv);
-    if (rc) {
+    if (rc) { /* SimGrid's line may not name the option ("not a boolean"): the user's options, then it */
+        char given[512] = "";
+        for (int i = 0, n = 0; i < ncfgs && n < (int)sizeof given; i++) {
+            const char *c = strncmp(cfgs[i], "--cfg=", 6) ? cfgs[i] : cfgs[i] + 6;
+            n += snprintf(given + n, sizeof given - (size_t)n, "%s%s", i ? " " : "", c);
+        }
         snprintf(why, sizeof why, "%s", err);
-        snprintf(err, errlen, "--cfg: %s", why);
+        snprintf(err, errlen, "--cfg %s: %s", given, why);
         return 2;
     }
     if (mring_sg_load_platform(file, err, errlen)) {

@@ -167,6 +167,14 @@ static void test_cfg_precision(void **state)
     expect_bad("simulate", good, "--cfg=maxmin/precision:-5", "maxmin/precision|'-5'");
     expect_bad("simulate", good, "--cfg=surf/precision:0", "surf/precision|'0'");
     expect_bad("simulate", good, "--cfg=network/bandwidth-factor:-1", "network/bandwidth-factor|'-1'");
+    /* SimGrid 3.32 aborted on these (SIGABRT): "The Impossible Did Happen", "Please use a valid factory" */
+    expect_bad("simulate", good, "--cfg=maxmin/precision:1e9", "maxmin/precision|'1e9'|< 1");
+    expect_bad("simulate", good, "--cfg=contexts/factory:foo", "contexts/factory|'foo'");
+    /* 0 left every flow unstarted (the run ended with operations pending), -5 was taken for no limit */
+    expect_bad("simulate", good, "--cfg=maxmin/concurrency-limit:0", "maxmin/concurrency-limit|'0'");
+    expect_bad("simulate", good, "--cfg=maxmin/concurrency-limit:-5", "maxmin/concurrency-limit|'-5'");
+    /* SimGrid's own line names neither: mring names the options given */
+    expect_bad("simulate", good, "--cfg=network/crosstraffic:maybe", "network/crosstraffic:maybe|not a boolean");
 }
 
 /* a bandwidth factor beside the platform's software profile (its factor callbacks): SimGrid refuses the mix */

@@ -92,7 +92,10 @@ static void parse_errors(void **st)
     } bad[] = {{"bogus", "'bogus'"},         {"o=fast", "'fast'"},         {"lat=1:2", "'1'"},
                {"lat=0:2,0:3", "'0'"},       {"bw=0:0", "'0'"},            {"bw=0:-1", "'-1'"},
                {"bw=0:nan", "'nan'"},        {"x=1", "'x'"},               {"lat=0", "'0'"},
-               {"o=1us;lat=0:1,4K:x", "'x'"}, {"conn=tcp", "'tcp'"}};
+               {"o=1us;lat=0:1,4K:x", "'x'"}, {"conn=tcp", "'tcp'"},
+               /* past the bounds (1e6, 1 s): bw=0:1e300 hung mring simulate, o=1e300s ended it with ops pending */
+               {"bw=0:1e300", "'1e300'"},    {"lat=0:2e6", "'2e6'"},       {"o=1e300s", "'1e300s'"},
+               {"o=2s", "'2s'"}};
     mring_swprof_t sw;
     char err[256];
     (void)st;

@@ -54,7 +54,13 @@ const char *mring_swprof_named(int i, const char **spec, const char **source)
     return named[i].name;
 }
 
-/* "SIZE:FACTOR,SIZE:FACTOR,..." into pieces (sizes ascending from 0, factors finite and > 0). */
+/* Bounds of a profile's values: no stack's cost is near them, and past them SimGrid 3.32 misbehaves (a bandwidth
+ * factor of 1e300 never ends a 1 MiB simulation; o = 1e300 s overflows its clock: the run ends with operations
+ * pending; measured 2026-12-07). */
+#define MAX_FACTOR 1e6
+#define MAX_O_S 1.0
+
+/* "SIZE:FACTOR,SIZE:FACTOR,..." into pieces (sizes ascending from 0, factors in (0, MAX_FACTOR]). */
 static int parse_pieces(const char *key, char *list, mring_piece_t *pc, int *n, char *err, size_t errlen)
 {
     *n = 0;
@@ -73,8 +79,9 @@ static int parse_pieces(const char *key, char *list, mring_piece_t *pc, int *n, 
             snprintf(err, errlen, "profile %s size '%s' is not valid; sizes ascend from 0", key, tok);
             return -1;
         }
-        if (end == colon + 1 || *end || !isfinite(f) || f <= 0) {
-            snprintf(err, errlen, "profile %s factor '%s' is not valid; expected a number > 0", key, colon + 1);
+        if (end == colon + 1 || *end || !isfinite(f) || f <= 0 || f > MAX_FACTOR) {
+            snprintf(err, errlen, "profile %s factor '%s' is not valid; expected a number > 0 and <= %g", key,
+                     colon + 1, MAX_FACTOR);
             return -1;
         }
         pc[(*n)++] = (mring_piece_t){(double)bytes, f};
@@ -91,8 +98,9 @@ static int parse_part(char *part, mring_swprof_t *sw, char *err, size_t errlen)
     }
     *eq = '\0';
     if (!strcmp(part, "o")) {
-        if (mring_parse_time(eq + 1, &sw->o) || !isfinite(sw->o)) {
-            snprintf(err, errlen, "profile o '%s' is not valid; expected a time like 1.5us", eq + 1);
+        if (mring_parse_time(eq + 1, &sw->o) || !isfinite(sw->o) || sw->o > MAX_O_S) {
+            snprintf(err, errlen, "profile o '%s' is not valid; expected a time like 1.5us, at most %gs", eq + 1,
+                     MAX_O_S);
             return -1;
         }
         return 0;

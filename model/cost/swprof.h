@@ -33,7 +33,7 @@
 
 typedef struct mring_piece {
     double bytes;  /* from this message size up */
-    double factor; /* > 0 */
+    double factor; /* > 0, <= 1e6 */
 } mring_piece_t;
 
 typedef struct mring_swprof {
@@ -44,7 +44,8 @@ typedef struct mring_swprof {
 } mring_swprof_t;
 
 /* Parse a profile's text form or a profile name into *sw.  Returns 0, or -1 with one line naming the
- * bad part in err (sizes not ascending from 0, a factor <= 0 or not finite, an unknown key or name). */
+ * bad part in err (sizes not ascending from 0, a factor <= 0, above 1e6 or not finite, o above 1 s, an unknown
+ * key or name). */
 int mring_swprof_parse(const char *s, mring_swprof_t *sw, char *err, size_t errlen);
 
 /* The text form of sw ("" for the empty profile).  Returns buf. */
