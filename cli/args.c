@@ -234,8 +234,11 @@ int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int6
         cli_usage_error(cmd, "-f %s and -i both given; expected one way to step the size", sw->factor_s);
     if (sw->maxb < sw->minb)
         cli_usage_error(cmd, "-e %s is below -b %s; expected MAX >= MIN", sw->max_s, sw->min_s);
-    for (int64_t s = sw->minb; s <= sw->maxb && n < max;) {
+    for (int64_t s = sw->minb; s <= sw->maxb;) {
         int64_t size = s / elsize * elsize; /* whole elements, as nccl-tests does */
+        if (n == max && size != out[n - 1])
+            cli_usage_error(cmd, "-b %s -e %s gives more than %d sizes at this step; expected a larger -%c", sw->min_s,
+                            sw->max_s, max, sw->step > 0 ? 'i' : 'f');
         if (n == 0 || size != out[n - 1])
             out[n++] = size;
         if (s == sw->maxb || (sw->step > 0 && s > sw->maxb - sw->step)) /* the last (no overflow past -e) */

@@ -84,8 +84,8 @@ typedef struct cli_sweep {
 cli_sweep_t cli_sweep_default(void);
 /* Handle -b/-e/-f/-i (returns 1 if opt was one); exits 2 on a bad value. */
 int cli_sweep_opt(const char *cmd, cli_sweep_t *sw, int opt, const char *arg);
-/* The sizes, each rounded down to whole elements of elsize bytes, without repeats; at most `max`.
- * Exits 2 when -e < -b or both -f and -i were given.  Returns how many. */
+/* The sizes, each rounded down to whole elements of elsize bytes, without repeats.  Exits 2 when -e < -b,
+ * both -f and -i were given, or the sweep has more than `max` sizes.  Returns how many. */
 int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int64_t *out, int max);
 
 /* Parse --profile's value into *sw or exit 2 naming the bad part. */

@@ -56,6 +56,9 @@ static const struct bad_case cases[] = {
     {"stepfactor_abc", "abc", {"model", "--topo", "4x2", "--links", L2, "-f", "abc"}},
     {"stepfactor_1_with_range", "-f", {"model", "--topo", "4x2", "--links", L2, "-b", "1K", "-e", "1M", "-f", "1"}},
     {"stepbytes_negative", "-1", {"model", "--topo", "4x2", "--links", L2, "-b", "1K", "-e", "4K", "-i", "-1"}},
+    /* 4097 sizes: the sweep was cut at 4096 without a word */
+    {"sweep_too_many_sizes", "4096 sizes", {"model", "--topo", "4x2", "--links", L2, "-b", "1", "-e", "4097", "-i", "1",
+                                            "--type", "int8"}},
     /* counts and ranks */
     {"count_negative", "-5", {"verify", "--topo", "4x2", "--count", "-5"}},
     /* 70 zeros and a 5: once cut to 63 characters, it read as 0 */
