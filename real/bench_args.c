@@ -14,7 +14,7 @@ static void help(void)
 {
     printf("usage: mpiexec -n P mring-bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
            "                  [--min-time SECONDS] [-c 0|1] [-d TYPE] [-o OP] [-a 0|1|2|3] [--topo T]\n"
-           "                  [--algo A|mpi] [--rings R]\n"
+           "                  [--algo A|mpi] [--rings R] [--chunks C] [--embed E]\n"
            "                  [--segment BYTES] [--dim-algo LIST] [--format table|csv|json] [--timeout SECONDS]\n"
            "                  [--tuning FILE] [--device host|cuda] [--cuda-aware] [--barrier 0|1]\n"
            "                  [--trace FILE.json] [--per-call FILE.csv] [--alternate 'FLAGS']...\n\n"
@@ -47,8 +47,10 @@ static void help(void)
            "  --rings, --segment, --dim-algo, --chunks, --embed   as in mring simulate (no --embed auto)\n"
            "  --format F        table (default), csv or json (fields as mring simulate, plus inplace, wrong,\n"
            "                    time_min_us, time_max_us)\n"
-           "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60)\n"
-           "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out`\n"
+           "  --timeout S       abort the job, naming the stuck operation, when one call takes longer (default 60;\n"
+           "                    0: no limit)\n"
+           "  --tuning FILE     take each size's configuration from a tuning file of `mring tune --out` (not with\n"
+           "                    --topo, --algo, --rings, --segment, --dim-algo, --chunks or --embed)\n"
            "  --device D        host (default) or cuda: buffers in GPU memory (CUDA builds), staged through pinned\n"
            "                    host memory piece by piece\n"
            "  --cuda-aware      hand device pointers to MPI (for a CUDA-aware MPI) instead of staging\n"
@@ -103,7 +105,11 @@ static void bench_opt(bench_t *b, int opt, const char *arg, int rank0)
         break;
     case OPT_CUDA_AWARE: b->cuda_aware = 1; break;
     case OPT_BARRIER: b->barrier = cli_int(NULL, "--barrier", arg, 0, 1); break;
-    case OPT_TRACE: b->trace = arg; break;
+    case OPT_TRACE: /* rank 0 writes it after the sweep: a path it cannot write fails now, on every rank (rank 0
+                       * alone exiting left the others waiting) */
+        cli_check_output(NULL, "--trace", arg);
+        b->trace = arg;
+        break;
     case OPT_PER_CALL: b->per_call = arg; break;
     case OPT_ALTERNATE:
         if (b->nalt == BENCH_MAX_ALT)
@@ -177,6 +183,12 @@ void bench_parse(int argc, char **argv, int rank0, bench_t *b)
     }
     if (optind < argc)
         cli_usage_error(NULL, "unexpected argument '%s'", argv[optind]);
+    const char *given = b->cc.topo_s ? "--topo" : b->cc.algo_s ? "--algo" : b->cc.rings_s ? "--rings" :
+                        b->cc.segment_s ? "--segment" : b->cc.dim_algo_s ? "--dim-algo" : b->cc.chunks_s ? "--chunks" :
+                        b->cc.embed_s ? "--embed" : NULL;
+    if (b->tuning_file && given) /* (--algo mpi has its own message in main) */
+        cli_usage_error(NULL, "--tuning with %s: the tuning file gives each size's whole configuration; give one or "
+                        "the other", given);
     for (int k = 0; k < b->nalt; k++)
         alternate_parse(b->alt_s[k], &b->alt_cc[k], &b->alt_words[k]);
 }

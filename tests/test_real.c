@@ -254,6 +254,16 @@ static void test_bench_bad_type(void **state)
     bench_bad(args, "float8", NULL);
 }
 
+/* --trace to a directory that does not exist: refused before the sweep (it ran the sweep and failed at the
+ * end, exit 1); --tuning with a configuration flag: refused (the file's configuration ran, the flag ignored) */
+static void test_bench_bad_trace_or_tuning(void **state)
+{
+    const char *trace[] = {"-b", "8", "-e", "64K", "-f", "8", "-n", "1", "--trace", "/nonexistent/t.json", NULL};
+    const char *tuning[] = {"-b", "8", "-e", "8", "-n", "1", "--tuning", "/nonexistent/t.json", "--rings", "2", NULL};
+    bench_bad(trace, "--trace '/nonexistent/t.json'", NULL);
+    bench_bad(tuning, "--tuning with --rings", NULL);
+}
+
 /* an op MPI does not define on the type: one line naming both and what the op takes */
 static void test_bench_op_not_on_type(void **state)
 {
@@ -423,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_bench_tuning_dim_algo), cmocka_unit_test(test_bench_embed_chunks),
         cmocka_unit_test(test_bench_trace),    cmocka_unit_test(test_bench_trace_mpi),
         cmocka_unit_test(test_bench_bad_topo), cmocka_unit_test(test_bench_bad_type),
+        cmocka_unit_test(test_bench_bad_trace_or_tuning),
         cmocka_unit_test(test_bench_op_not_on_type), cmocka_unit_test(test_bench_new_types),
         cmocka_unit_test(test_bench_table),    cmocka_unit_test(test_bench_csv),
         cmocka_unit_test(test_bench_mpi),      cmocka_unit_test(test_bench_avg_float16),
