@@ -148,6 +148,20 @@ static int check_node(const mring_platgen_t *g, char *err, size_t errlen)
     return 0;
 }
 
+/* The root zone's name must differ from the zones the generator names inside it (r<k> and r<k>-sw for racks, n<k>
+ * for a testbed's nodes): SimGrid refuses a second zone of one name when it loads the file. */
+static int check_name(const mring_platgen_t *g, char *err, size_t errlen)
+{
+    const char *p = g->name;
+    size_t digits = (*p == 'r' || *p == 'n') ? strspn(p + 1, "0123456789") : 0;
+    if (!*p || (digits && (!p[1 + digits] || (*p == 'r' && !strcmp(p + 1 + digits, "-sw"))))) {
+        snprintf(err, errlen, "--name '%s' is not valid; expected a name not empty and not of a zone inside the "
+                 "platform (r<k>, r<k>-sw, n<k>)", g->name);
+        return -1;
+    }
+    return 0;
+}
+
 int mring_platgen_check(const mring_platgen_t *g, char *err, size_t errlen)
 {
     int cpus = g->node != MRING_NODE_DGXH100; /* DGX H100 nodes have no CPU hosts */
@@ -166,7 +180,7 @@ int mring_platgen_check(const mring_platgen_t *g, char *err, size_t errlen)
         return -1;
     if (g->node == MRING_NODE_TESTBED && check_testbed(g, err, errlen))
         return -1;
-    if (check_comments(g, err, errlen))
+    if (check_comments(g, err, errlen) || check_name(g, err, errlen))
         return -1;
     for (size_t i = 0; i < sizeof figs / sizeof *figs; i++)
         if (!(figs[i] > 0)) {
@@ -206,12 +220,16 @@ static void params(const mring_platgen_t *g, char *buf, size_t len)
                      " PCIe %.4g GB/s, NIC %.4g GB/s and %.4g us per side, GPU reduction %.4g GB/s, over-subscription %.4g:1.\n",
                      g->nodes, g->racks, g->gpus_per_node, g->nics, g->nvlink_bw / 1e9, g->pcie_bw / 1e9,
                      g->nic_bw / 1e9, g->nic_lat * 1e6, g->gpu_speed / 1e9, g->oversubscription);
-    else
+    else {
+        char xbus[64] = ""; /* a cluster node has no X-bus (platgen_node.c: cluster()) */
+        if (g->node != MRING_NODE_CLUSTER)
+            snprintf(xbus, sizeof xbus, " X-bus/QPI %.4g GB/s,", g->xbus_bw / 1e9);
         n = snprintf(buf, len,
-                     " this file: %d nodes in %d rack(s), %d GPUs and %d NIC(s) per node; NVLink %.4g GB/s, X-bus/QPI %.4g GB/s,\n"
+                     " this file: %d nodes in %d rack(s), %d GPUs and %d NIC(s) per node; NVLink %.4g GB/s,%s\n"
                      " PCIe %.4g GB/s, NIC %.4g GB/s and %.4g us per side, GPU reduction %.4g GB/s, over-subscription %.4g:1.\n",
-                     g->nodes, g->racks, g->gpus_per_node, g->nics, g->nvlink_bw / 1e9, g->xbus_bw / 1e9,
-                     g->pcie_bw / 1e9, g->nic_bw / 1e9, g->nic_lat * 1e6, g->gpu_speed / 1e9, g->oversubscription);
+                     g->nodes, g->racks, g->gpus_per_node, g->nics, g->nvlink_bw / 1e9, xbus, g->pcie_bw / 1e9,
+                     g->nic_bw / 1e9, g->nic_lat * 1e6, g->gpu_speed / 1e9, g->oversubscription);
+    }
     n += snprintf(buf + n, len - (size_t)n, " The NIC of each GPU (GPU:NIC):");
     for (int i = 0; i < g->gpus_per_node && (size_t)n < len; i++)
         n += snprintf(buf + n, len - (size_t)n, "%s%d:%d", i % 16 ? " " : "\n ", i, mring_platgen_gpu_nic(g, i));

@@ -71,11 +71,14 @@ typedef struct mring_platgen {
  * default: they are measured).  Returns 0 or -1. */
 int mring_platgen_defaults(const char *kind, mring_platgen_t *g);
 
+/* Whether racks have a leaf switch per rail (rail-optimized: dgxh100) rather than one leaf. */
+static inline int mring_platgen_rail_leaves(const mring_platgen_t *g) { return g->node == MRING_NODE_DGXH100; }
+
 /* Check the parameters (counts >= 1, nodes divisible by racks, figures > 0; Minsky nodes have 4 GPUs
  * and 1 or 2 NICs, DGX-1 8 GPUs and 1, 2 or 4 NICs, DGX H100 8 GPUs and 1, 2, 4 or 8 NICs, a cluster node
  * at most one NIC per GPU; a testbed has one rack, one NIC, its intra figures and speed, and inter
- * figures when it has more than one node; comments hold no "--").  Returns 0, or -1 with a one-line
- * reason in err. */
+ * figures when it has more than one node; comments hold no "--"; the name is not empty and not one of a zone
+ * inside: r<k>, r<k>-sw, n<k>).  Returns 0, or -1 with a one-line reason in err. */
 int mring_platgen_check(const mring_platgen_t *g, char *err, size_t errlen);
 
 /* Write the platform to path (through a temporary file renamed at the end: whole or nothing).

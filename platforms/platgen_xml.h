@@ -54,8 +54,6 @@ void mring_edges_route(mring_edges_t *e, const char *src, const char *dst, const
 /* A one-way bypassRoute src -> dst over up (UP) then down (DOWN): SimGrid takes it before the graph. */
 void mring_edges_bypass(mring_edges_t *e, const char *src, const char *dst, const char *up, const char *down);
 
-/* Whether racks have a leaf switch per rail (rail-optimized: dgxh100) rather than one leaf. */
-static inline int mring_platgen_rail_leaves(const mring_platgen_t *g) { return g->node == MRING_NODE_DGXH100; }
 /* The leaf switch that NIC r of node k plugs into: r<rack>-leaf, or r<rack>-leaf<r> with a leaf per rail. */
 void mring_platgen_leaf(const mring_platgen_t *g, int k, int r, char *buf, size_t len);
 /* Write rack r's zone (a graph over its nodes, or the testbed's node zones).  Returns 0 or -1. */

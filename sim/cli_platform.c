@@ -37,11 +37,12 @@ static void help(void)
            "                         or GPUs: minsky 1-2, dgx1 1, 2 or 4, dgxh100 1, 2, 4 or 8, cluster 1..G\n"
            "  --nic-bw B, --nic-lat T        one NIC port, e.g. 12.5GBps, 100Gbps; 0.5us per side\n"
            "  --nvlink-bw B, --nvlink-lat T  one NVLink edge (or a GPU's crossbar link), per direction\n"
-           "  --xbus-bw B            CPU-CPU link (X-bus, QPI)\n"
+           "  --xbus-bw B            CPU-CPU link (X-bus, QPI; minsky, dgx1, bigbasin)\n"
            "  --pcie-bw B            PCIe link (GPU or NIC to CPU or switch)\n"
            "  --gpu-speed B          reduction throughput, bytes of result per second (e.g. 244GBps)\n"
            "  --oversubscription X   rack (dgxh100: rail leaf) uplink = its NIC ports x NIC bandwidth / X\n"
-           "                         (default 1)\n"
+           "                         (default 1; with --racks 2 or more, or dgxh100)\n"
+           "  (the link figures above are not the testbed's: it takes --intra, --inter, --rack)\n"
            "  --intra LAT:BW         testbed: route between two ranks of a node, e.g. 12us:2.5GBps (exactly)\n"
            "  --inter LAT:BW         testbed: route between ranks of two nodes, e.g. 60us:125MBps (exactly)\n"
            "  --rack LAT:BW          testbed with --racks K > 1: route between ranks of two racks, latency LAT\n"
@@ -122,6 +123,36 @@ static void figure_opt(const char *cmd, mring_platgen_t *g, int opt, const char 
     }
 }
 
+/* A link figure the kind has no link for, given as flag (opt): exit 2 naming it (the file would have been the same
+ * without it).  The testbed takes route figures (--intra, --inter, --rack; its NIC figures come from them); DGX
+ * H100 and cluster nodes have no X-bus; over-subscription sets the uplinks of racks (--racks 2 or more) and of
+ * rail leaves (dgxh100). */
+static void figure_applies(const char *cmd, const mring_platgen_t *g, int opt)
+{
+    static const struct {
+        int opt;
+        const char *flag;
+    } names[] = {{OPT_NICBW, "--nic-bw"}, {OPT_NICLAT, "--nic-lat"}, {OPT_NVBW, "--nvlink-bw"},
+                 {OPT_NVLAT, "--nvlink-lat"}, {OPT_XBUS, "--xbus-bw"}, {OPT_PCIE, "--pcie-bw"},
+                 {OPT_OVER, "--oversubscription"}};
+    const char *flag = NULL;
+    int testbed = g->node == MRING_NODE_TESTBED;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (names[i].opt == opt)
+            flag = names[i].flag;
+    if (!flag)
+        return;
+    if (testbed && (opt == OPT_NICBW || opt == OPT_NICLAT || opt == OPT_NVBW || opt == OPT_NVLAT || opt == OPT_XBUS ||
+                    opt == OPT_PCIE || opt == OPT_OVER))
+        cli_usage_error(cmd, "%s: the testbed kind takes route figures (--intra, --inter, --rack), not link figures",
+                        flag);
+    if (opt == OPT_XBUS && (g->node == MRING_NODE_DGXH100 || g->node == MRING_NODE_CLUSTER))
+        cli_usage_error(cmd, "%s: this kind's nodes have no X-bus/QPI link", flag);
+    if (opt == OPT_OVER && g->racks == 1 && !mring_platgen_rail_leaves(g))
+        cli_usage_error(cmd, "%s: one rack and no rail leaves: no uplink to over-subscribe; expected --racks 2 or more",
+                        flag);
+}
+
 int cmd_platform(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -139,7 +170,7 @@ int cmd_platform(int argc, char **argv)
     const char *cmd = "platform", *out = NULL;
     mring_platgen_t g;
     char err[512];
-    int opt;
+    int opt, figs[64], nfigs = 0;
     if (argc < 2 || argv[1][0] == '-') {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
             help();
@@ -157,11 +188,16 @@ int cmd_platform(int argc, char **argv)
         else if (opt == 'h') {
             help();
             return 0;
-        } else
+        } else {
+            if (nfigs < (int)(sizeof figs / sizeof *figs))
+                figs[nfigs++] = opt;
             figure_opt(cmd, &g, opt, optarg);
+        }
     }
     if (optind < argc)
         cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    for (int i = 0; i < nfigs; i++) /* once the counts (racks, NICs) are all known */
+        figure_applies(cmd, &g, figs[i]);
     if (!out)
         cli_usage_error(cmd, "-o FILE is required");
     cli_check_output(cmd, "-o", out);

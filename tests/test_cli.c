@@ -114,6 +114,18 @@ static const struct bad_case cases[] = {
                                                "0.1.2.3;-;-"}},
     {"platform_unwritable_dir", "/nonexistent-mring-dir", {"platform", "minsky", "-o", "/nonexistent-mring-dir/x.xml"}},
     {"platform_out_dir", "-o '/tmp'", {"platform", "minsky", "-o", "/tmp"}},
+    /* the root zone named as a zone inside (SimGrid refused the file it wrote); link figures a kind has no link for
+     * (the file was the same without them) */
+    {"platform_name_rack_zone", "--name 'r0'", {"platform", "minsky", "--nodes", "4", "--name", "r0", "-o",
+                                                "/tmp/mring-test-never.xml"}},
+    {"platform_testbed_link_figure", "--nvlink-bw", {"platform", "testbed", "--nodes", "2", "--gpus-per-node", "2",
+                                                     "--intra", "1us:1GBps", "--inter", "1us:1GBps", "--reduce",
+                                                     "1GBps", "--nvlink-bw", "1GBps", "-o", "/tmp/mring-test-never.xml"}},
+    {"platform_cluster_xbus", "--xbus-bw", {"platform", "cluster", "--xbus-bw", "1GBps", "-o",
+                                            "/tmp/mring-test-never.xml"}},
+    {"platform_oversubscription_one_rack", "--oversubscription", {"platform", "cluster", "--racks", "1",
+                                                                  "--oversubscription", "2", "-o",
+                                                                  "/tmp/mring-test-never.xml"}},
     /* outputs are checked before any work (a tune or scaling run takes minutes) */
     {"tune_out_unwritable", "/nonexistent-mring-dir", {"tune", "--platform", "platforms/minsky-64.xml", "--out",
                                                        "/nonexistent-mring-dir/t.json"}},
