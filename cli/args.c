@@ -255,6 +255,13 @@ int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int6
     return n;
 }
 
+void cli_op_check(const char *cmd, mring_dtype_t t, mring_redop_t op, const char *opflag, const char *typeflag)
+{
+    if (!mring_op_valid(t, op))
+        cli_usage_error(cmd, "%s %s is not defined on %s %s; it takes %s", opflag, mring_redop_name(op), typeflag,
+                        mring_dtype_name(t), mring_op_domain(op));
+}
+
 void cli_profile_parse(const char *cmd, const char *arg, mring_swprof_t *sw)
 {
     char err[256];

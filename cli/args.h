@@ -88,6 +88,10 @@ int cli_sweep_opt(const char *cmd, cli_sweep_t *sw, int opt, const char *arg);
  * both -f and -i were given, or the sweep has more than `max` sizes.  Returns how many. */
 int cli_sweep_sizes(const char *cmd, const cli_sweep_t *sw, int64_t elsize, int64_t *out, int max);
 
+/* Exit 2 naming both when op is not defined on type t (mring_op_valid: MPI 4.0's table), as OPFLAG and TYPEFLAG
+ * ("--op" and "--type", or mring-bench's "-o" and "-d"). */
+void cli_op_check(const char *cmd, mring_dtype_t t, mring_redop_t op, const char *opflag, const char *typeflag);
+
 /* Parse --profile's value into *sw or exit 2 naming the bad part. */
 void cli_profile_parse(const char *cmd, const char *arg, mring_swprof_t *sw);
 

@@ -195,9 +195,7 @@ void bench_parse(int argc, char **argv, int rank0, bench_t *b)
 
 void bench_check(const bench_t *b, mring_dtype_t t)
 {
-    if (!mring_op_valid(t, b->op))
-        cli_usage_error(NULL, "-o %s is not defined on -d %s; it takes %s", mring_redop_name(b->op),
-                        mring_dtype_name(t), mring_op_domain(b->op));
+    cli_op_check(NULL, t, b->op, "-o", "-d");
     if (b->mpi && mring_mpi_datatype(t) == MPI_DATATYPE_NULL)
         cli_usage_error(NULL, "--algo mpi with -d %s: MPI has no %s type; use another type",
                         mring_dtype_name(t), mring_dtype_name(t));

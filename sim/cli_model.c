@@ -167,6 +167,7 @@ int cmd_model(int argc, char **argv)
     if (a.platform)
         platform_links(cmd, a.platform, &a.cc, ptopo, sizeof ptopo, &a.p, a.gamma_given);
     cli_conf_build(cmd, &a.cc, 0, NULL, &c, &dtype);
+    cli_op_check(cmd, dtype, a.op, "--op", "--type");
     if (!a.links_s && !a.platform)
         cli_usage_error(cmd, "--links or --platform is required: one LAT:BW[:SHARE] per dimension, e.g. "
                              "1us:36GBps,2us:12.5GBps:4");

@@ -120,6 +120,7 @@ int cmd_simulate(int argc, char **argv)
     cli_platform_topo(cmd, &pf, &cc, topo, sizeof topo);
     cli_embed_auto(cmd, &pf, &cc, embed, sizeof embed);
     cli_conf_build(cmd, &cc, 0, NULL, &c, &dtype);
+    cli_op_check(cmd, dtype, o.op, "--op", "--type");
     size_t elsize = mring_dtype_size(dtype);
     cli_conf_check(cmd, &c, elsize);
     nsizes = cli_sweep_sizes(cmd, &o.sweep, (int64_t)elsize, sizes, 4096);

@@ -114,6 +114,11 @@ static const struct bad_case cases[] = {
                                                "0.1.2.3;-;-"}},
     {"platform_unwritable_dir", "/nonexistent-mring-dir", {"platform", "minsky", "-o", "/nonexistent-mring-dir/x.xml"}},
     {"platform_out_dir", "-o '/tmp'", {"platform", "minsky", "-o", "/tmp"}},
+    /* an op MPI does not define on the type (mring-bench refused it, model and simulate printed a row) */
+    {"model_op_not_on_type", "--op sum is not defined on --type bool", {"model", "--topo", "4x2", "--links", L2, "--op",
+                                                                        "sum", "--type", "bool"}},
+    /* a directory (was: "'[' or '{' expected near end of file") */
+    {"workload_directory", "/tmp: not a regular file", {"workload", "/tmp"}},
     /* the root zone named as a zone inside (SimGrid refused the file it wrote); link figures a kind has no link for
      * (the file was the same without them) */
     {"platform_name_rack_zone", "--name 'r0'", {"platform", "minsky", "--nodes", "4", "--name", "r0", "-o",

@@ -156,6 +156,12 @@ static void tuning_bad_files(void **state)
         {"{\"ranks\": 4, \"entries\": [{\"min_size\": \"zero\", \"max_size\": 8, \"algo\": \"ring\", \"topo\": "
          "\"4\", \"rings\": \"1\"}]}", "min_size and max_size must be integers"},
         {"{\"ranks\": 4, \"entries\": [\"a\\u0001\n", "(line 1)"}, /* a parse error: one line */
+        /* accepted without a word before: another format's version, a type no one knows, two ranges for a size */
+        {"{\"mring_tuning\": 99, \"ranks\": 4, \"entries\": []}", "\"mring_tuning\" is not 1"},
+        {"{\"ranks\": 4, \"type\": \"foo\", \"entries\": []}", "\"type\" is not a data type"},
+        {"{\"ranks\": 4, \"entries\": [{\"min_size\": 0, \"max_size\": 2047, \"algo\": \"ring\", \"topo\": \"4\", "
+         "\"rings\": \"1\"}, {\"min_size\": 1000, \"max_size\": 4095, \"algo\": \"rd\", \"topo\": \"4\", "
+         "\"rings\": \"1\"}]}", "entry 1: sizes 1000..4095 overlap entry 0's 0..2047"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

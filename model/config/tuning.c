@@ -2,6 +2,7 @@
 #include "tuning.h"
 
 #include "algo.h"
+#include "dtype.h"
 #include "report.h"
 
 #include <errno.h>
@@ -68,6 +69,23 @@ static int entry_of(json_t *o, mring_tuning_entry_t *e, char *err, size_t errlen
     return mring_config_parse(&f, MRING_FIELDS_JSON, NULL, &e->c, err, errlen);
 }
 
+/* The file's "mring_tuning" (its format's version: 1, where given) and "type" (a data type's name, where
+ * given): 0, or -1 with the bad one in err */
+static int header_check(const json_t *doc, char *err, size_t errlen)
+{
+    const json_t *v = json_object_get(doc, "mring_tuning"), *type = json_object_get(doc, "type");
+    mring_dtype_t t;
+    if (v && (!json_is_integer(v) || json_integer_value(v) != 1)) {
+        snprintf(err, errlen, "\"mring_tuning\" is not 1, the version this mring reads");
+        return -1;
+    }
+    if (type && (!json_is_string(type) || mring_dtype_parse(json_string_value(type), &t))) {
+        snprintf(err, errlen, "\"type\" is not a data type's name (e.g. float32)");
+        return -1;
+    }
+    return 0;
+}
+
 mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
 {
     json_error_t je;
@@ -98,6 +116,10 @@ mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
                  MRING_MAX_RANKS);
         goto fail;
     }
+    if (header_check(doc, why, sizeof why)) {
+        snprintf(err, errlen, "tuning file %s: %s", path, why);
+        goto fail;
+    }
     t->ranks = (int)json_integer_value(ranks);
     if (!(t->e = calloc(json_array_size(entries) + 1, sizeof *t->e))) {
         snprintf(err, errlen, "out of memory");
@@ -113,6 +135,13 @@ mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
                      i, t->e[t->n].c.topo.nranks, t->ranks);
             goto fail;
         }
+        for (int k = 0; k < t->n; k++) /* one configuration per size: a size in two ranges is ambiguous */
+            if (t->e[t->n].min_size <= t->e[k].max_size && t->e[k].min_size <= t->e[t->n].max_size) {
+                snprintf(err, errlen, "tuning file %s, entry %zu: sizes %lld..%lld overlap entry %d's %lld..%lld", path,
+                         i, (long long)t->e[t->n].min_size, (long long)t->e[t->n].max_size, k,
+                         (long long)t->e[k].min_size, (long long)t->e[k].max_size);
+                goto fail;
+            }
         t->n++;
     }
     json_decref(doc);

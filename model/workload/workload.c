@@ -9,6 +9,7 @@
 #include "workload_build.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,13 @@ int mring_workload_load(const char *spec, mring_workload_t *w, char *err, size_t
     } else {
         snprintf(path, sizeof path, "%s/%s.json", workload_dir(), spec);
         if (!*spec || access(path, F_OK) != 0) {
+            DIR *d = opendir(workload_dir());
+            if (!d) {
+                snprintf(err, errlen, "unknown workload '%s': the profiles' directory %s cannot be read (%s); give a "
+                         "profile's path or set MRING_WORKLOAD_DIR", spec, workload_dir(), strerror(errno));
+                return 2;
+            }
+            closedir(d);
             mring_workload_list(names, sizeof names);
             snprintf(err, errlen, "unknown workload '%s'; expected one of %s (profiles in %s) or a profile's path",
                      spec, *names ? names : "none", workload_dir());

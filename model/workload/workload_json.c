@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_BATCH (1 << 20)
 #define MAX_ELEMENTS 1000000000000LL /* per tensor: 4 TB of fp32 */
@@ -332,6 +333,11 @@ int mring_workload_parse_file(const char *path, mring_workload_t *w, char *err, 
 {
     ctx_t c = {path, err, errlen};
     json_error_t je;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* jansson reads a directory as an empty text */
+        snprintf(err, errlen, "%s: not a regular file; expected a workload profile (JSON)", path);
+        return 2;
+    }
     json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     char text[160];
     int rc;
