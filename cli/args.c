@@ -90,7 +90,7 @@ int64_t cli_size(const char *cmd, const char *flag, const char *s)
 {
     int64_t v;
     if (mring_parse_size(s, &v))
-        cli_usage_error(cmd, "%s '%s' is not a size; expected bytes with an optional K, M or G suffix, e.g. 128M",
+        cli_usage_error(cmd, "%s '%s' is not a size; expected bytes with an optional K, M, G or T suffix, e.g. 128M",
                         flag, s);
     return v;
 }
@@ -157,8 +157,8 @@ const char *cli_conf_help(void)
              "                    (Themis-style chunk scheduling); default 1\n"
              "  --embed E         the rank order each ring follows (%s): natural (default), auto (search\n"
              "                    the platform's routes for cycles that share the fewest links; simulate, tune),\n"
-             "                    or per dimension ';'-separated: '-' or cycles '/'-separated of coordinates\n"
-             "                    '.'-separated; ring r follows cycle r/2, forward for even r, e.g. for 8x4\n"
+             "                    or per dimension ';'-separated: '-' or K cycles '/'-separated of coordinates\n"
+             "                    '.'-separated; ring r follows cycle (r/2) mod K, forward for even r, e.g. for 8x4\n"
              "                    with --rings 4: 0.1.2.3.7.6.5.4/0.2.6.4.7.5.1.3;-\n"
              "  --type T          %s (default float32)\n",
              mring_algo_help(algos, sizeof algos), mring_algo_list_embed(), mring_dtype_list());

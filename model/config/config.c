@@ -135,7 +135,7 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
         return -1;
     }
     if (f->segment && mring_parse_size(f->segment, &c->segment)) {
-        snprintf(err, errlen, "%s '%s' is not a size; expected bytes with an optional K, M or G suffix, e.g. 1M",
+        snprintf(err, errlen, "%s '%s' is not a size; expected bytes with an optional K, M, G or T suffix, e.g. 1M",
                  field_name("segment", style, name, sizeof name), f->segment);
         return -1;
     }

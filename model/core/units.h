@@ -14,7 +14,8 @@
 
 #include <stdint.h>
 
-/* Parse a size in bytes. Returns 0, or -1 if s is not a non-negative size that fits in int64. */
+/* Parse a size in bytes: digits, then optionally K, M, G or T (powers of two, either case), then optionally B
+ * ("64K", "1MB", "3").  Returns 0, or -1 if s is not a non-negative size that fits in int64. */
 int mring_parse_size(const char *s, int64_t *bytes);
 
 /* Parse a time into seconds (>= 0). Returns 0 or -1. */
