@@ -1,7 +1,10 @@
 /* bench_percall.c - mring-bench --per-call: one CSV row per timed call and rank (see bench_percall.h). */
 #include "bench_percall.h"
 
+#include "libmring.h"
+
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,6 +13,34 @@ struct bench_percall {
     FILE *f; /* rank 0 only */
     char path[4096], tmp[4200];
 };
+
+/* rank 0's file while it is written beside its path, for the job's end by a signal or mring_abort_job */
+static char pending[4200];
+
+static void drop_pending(void)
+{
+    if (pending[0])
+        unlink(pending); /* async-signal-safe */
+}
+
+static void drop_and_die(int sig)
+{
+    drop_pending();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* the file at tmp is removed if the job ends before bench_percall_close: an interrupt, the launcher's
+ * SIGTERM when another rank aborts, or this rank's mring_abort_job (a call that timed out) */
+static void drop_on_end(const char *tmp)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa = {.sa_handler = drop_and_die};
+    snprintf(pending, sizeof pending, "%s", tmp);
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+    mring_on_abort(drop_pending);
+}
 
 bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, size_t len)
 {
@@ -35,6 +66,8 @@ bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, 
         free(pc);
         return NULL;
     }
+    if (pc->f)
+        drop_on_end(pc->tmp);
     return pc;
 }
 
@@ -65,6 +98,7 @@ int bench_percall_close(bench_percall_t *pc, char *err, size_t len)
 {
     int rc = 0;
     if (pc && pc->f) {
+        pending[0] = '\0'; /* renamed or removed below, not on a later signal */
         if (fclose(pc->f) || rename(pc->tmp, pc->path)) {
             snprintf(err, len, "--per-call '%s': cannot write it: %s", pc->path, strerror(errno));
             unlink(pc->tmp);

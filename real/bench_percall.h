@@ -13,7 +13,8 @@
 
 typedef struct bench_percall bench_percall_t;
 
-/* Collective over comm: rank 0 creates path (as path.tmpPID until closed) and writes the header
+/* Collective over comm: rank 0 creates path (as path.tmpPID until closed, removed if the job ends first: SIGINT,
+ * SIGTERM, SIGHUP or mring_abort_job) and writes the header
  * size,inplace,config,call,rank,start_s,time_us; the other ranks get a handle that only gathers.  Returns NULL on
  * every rank, with the reason in err (len bytes), when rank 0 cannot create the file. */
 bench_percall_t *bench_percall_open(const char *path, MPI_Comm comm, char *err, size_t len);

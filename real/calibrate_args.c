@@ -19,7 +19,7 @@ static void help(void)
 {
     printf("usage: mpiexec -n P mring-calibrate --ranks-per-node R [--sizes MIN:MAX] [--iters N] [--warmup N]\n"
            "                                    [--reduce-bytes B] [--nodes-per-rack Q] [--one-pair]\n"
-           "                                    [--pattern exchange|pingpong] [--stops FILE]\n"
+           "                                    [--pattern exchange|pingpong] [--passes N] [--stops FILE]\n"
            "                                    [--format table|json]\n"
            "       mring-calibrate --fit-only [--o TIME [--wire LAT:BW]] [--format table|json] < PAIRS\n\n"
            "Measure the latency and bandwidth of the levels of a cluster by MPI, ranks placed R per node\n"

@@ -88,6 +88,10 @@ MPI_Op mring_mpi_op(mring_redop_t op);
  */
 _Noreturn void mring_abort_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A function mring_abort_job calls just before it ends the job (NULL: none), e.g. to remove a half-written
+ * output file: MPI_Abort runs no atexit handler. */
+void mring_on_abort(void (*fn)(void));
+
 /* The configuration the context was created with. */
 const mring_config_t *mring_ctx_config(const mring_ctx_t *ctx);
 

@@ -55,6 +55,10 @@ int mring_ctx_create(MPI_Comm comm, const mring_config_t *cfg, double timeout_s,
     return MPI_SUCCESS;
 }
 
+static void (*abort_hook)(void);
+
+void mring_on_abort(void (*fn)(void)) { abort_hook = fn; }
+
 void mring_abort_job(const char *fmt, ...)
 {
     char line[2048];
@@ -71,6 +75,8 @@ void mring_abort_job(const char *fmt, ...)
      * job down: seen here, 2 of 6 aborts lost all or part of it without this pause, 0 of 8 with it */
     struct timespec pause = {0, 300000000}; /* named: SMPI's nanosleep macro splits a compound literal */
     nanosleep(&pause, NULL);
+    if (abort_hook)
+        abort_hook();
     PMPI_Abort(MPI_COMM_WORLD, 1); /* the whole job: MPICH's abort on a duplicate waits for the stuck peer */
     abort();
 }

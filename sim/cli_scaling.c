@@ -11,7 +11,8 @@ static void help(void)
 {
     printf("usage: mring scaling --platform FILE [--workload NAME|FILE] [--batch B] [--gpus N1,N2,...]\n"
            "                     [--bucket BYTES] [--overlap on|off] [--inflight K] [--topo T] [--algo A]\n"
-           "                     [--rings R] [--dim-algo LIST] [--segment BYTES] [--type T] [--tuning FILE]\n"
+           "                     [--rings R] [--dim-algo LIST] [--segment BYTES] [--chunks C] [--embed E]\n"
+           "                     [--type T] [--tuning FILE]\n"
            "                     [--format table|csv|json] [--plot FILE.png] [--cfg NAME:VALUE]\n"
            "                  [--profile P]\n\n"
            "Predict data-parallel training speed: for each GPU count, one iteration on the platform's\n"

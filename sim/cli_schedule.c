@@ -9,7 +9,7 @@
 static void help(void)
 {
     printf("usage: mring schedule --topo T [--algo A] [--rings R] [--segment BYTES] [--dim-algo LIST]\n"
-           "                      [--chunks C] [--embed E] --count N --rank r\n\n"
+           "                      [--chunks C] [--embed E] [--type T] --count N --rank r\n\n"
            "Print rank r's schedule: its streams and their ops (SEND/RECV/REDUCE/COPY on element\n"
            "ranges of OUT, SCRATCH and IN), labelled with phase (PRO prologue, RS reduce-scatter,\n"
            "AG allgather, RED reduce, BC broadcast, EX exchange), dimension and step.\n\n%s"

@@ -13,7 +13,7 @@ static void help(void)
 {
     printf("usage: mring tune --platform FILE [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [--type T]\n"
            "                  [--out tuning.json] [--plot FILE.png] [--cfg NAME:VALUE]\n"
-           "                  [--profile P]\n\n"
+           "                  [--profile P] [--jobs N] [--exhaustive]\n\n"
            "Search, for every size, the topology factorisations the platform's hierarchy allows (e.g.\n"
            "4x16x4, 4x64, 2x2x16x4, 256), rings per dimension (1..8), algorithms (multiring, ring, rd,\n"
            "rabenseifner, hier), each dimension's algorithm (ring, halving, doubling), chunks and 1 MiB\n"

@@ -11,7 +11,7 @@
 static void help(void)
 {
     printf("usage: mring verify --topo T [--algo A|all] [--rings R] [--segment BYTES] [--dim-algo LIST]\n"
-           "                    [--chunks C] [--embed E] --count N[,N...]\n\n"
+           "                    [--chunks C] [--embed E] [--type T] --count N[,N...]\n\n"
            "Execute every rank's schedule symbolically, out of place and in place, and prove: every send\n"
            "matches a receive of the same size, in order, with no deadlock; every output element on every\n"
            "rank is the reduction of every rank's input exactly once; all ranks reduce each element in the\n"

@@ -16,6 +16,12 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include <cmocka.h>
 #include <jansson.h>
 
@@ -276,7 +282,11 @@ static void test_bench_op_not_on_type(void **state)
  * phase and step) instead of hanging. */
 static void test_bench_timeout_names_stuck_op(void **state)
 {
-    const char *args[] = {"--timeout", "0.000001", "-b", "1M", "-e", "1M", "-n", "1", "-w", "0", NULL};
+    char dir[] = "/tmp/mring-test-percall-XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/calls.csv", dir);
+    const char *args[] = {"--timeout", "0.000001", "-b", "1M", "-e", "1M", "-n", "1", "-w", "0", "--per-call", path,
+                          NULL};
     struct cli_result r;
     char how[64];
     (void)state;
@@ -285,6 +295,9 @@ static void test_bench_timeout_names_stuck_op(void **state)
         !strstr(r.err, "stream 0 op") || !strstr(r.err, "RS d1 s0") || !(strstr(r.err, "RECV") || strstr(r.err, "SEND")))
         fail_msg("%s: want a prompt non-zero exit naming the stuck operation; got %s after %.1f s, stderr:\n%s", r.cmd,
                  cli_how(&r, how, sizeof how), secs, r.err);
+    /* --per-call's file, written beside its path until the end, is gone with the job (it was left behind) */
+    if (rmdir(dir) != 0)
+        fail_msg("%s: want nothing left in %s after the abort (%s)", r.cmd, dir, strerror(errno));
     cli_free(&r);
 }
 
