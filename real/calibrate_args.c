@@ -1,5 +1,6 @@
 /* calibrate_args.c - mring-calibrate's flags (calibrate_args.h). */
 #include "calibrate_args.h"
+#include "calibrate_stops.h"
 
 #include "args.h"
 #include "units.h"
@@ -130,11 +131,13 @@ void calib_parse(int argc, char **argv, int rank0, opts_t *o)
             break;
         case OPT_RACK: o->rack_nodes = cli_int(NULL, "--nodes-per-rack", optarg, 1, 1 << 20); break;
         case OPT_WIRE: parse_wire(optarg, o); break;
-        case OPT_STOPS: /* rank 0 reads it; every rank refuses it alike */
-            if (access(optarg, R_OK))
-                cli_usage_error(NULL, "--stops '%s': %s", optarg, strerror(errno));
+        case OPT_STOPS: { /* rank 0 reads it; every rank refuses it alike, before measuring (its lines so far) */
+            char err[512];
+            if (calib_mark_stopped(optarg, NULL, 0, err, sizeof err) < 0)
+                cli_usage_error(NULL, "%s", err);
             o->stops = optarg;
             break;
+        }
         case OPT_O:
             if (mring_parse_time(optarg, &o->fit_o) || !(o->fit_o < 1))
                 cli_usage_error(NULL, "--o '%s' is not valid; expected a time like 10us", optarg);

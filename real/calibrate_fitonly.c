@@ -3,6 +3,7 @@
 #include "args.h"
 #include "calibrate_report.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +28,8 @@ static int read_passes(level_t *pass)
             continue;
         if ((nf = sscanf(s, "%lf %lf %15s %1s", &m, &t, word, extra)) < 2 || nf > 3 || (nf == 3 && strcmp(word, "stopped")))
             cli_usage_error(NULL, "stdin line %d '%s' is not valid; expected 'bytes seconds [stopped]'", lineno, s);
+        if (!(m >= 0 && m <= 0x1p53) || m != floor(m)) /* a message is whole bytes (1024.5 was fitted as such) */
+            cli_usage_error(NULL, "stdin line %d: bytes '%.17g' is not a whole number of bytes (0 .. 2^53)", lineno, m);
         if (l->n > 0 && m <= l->pt[l->n - 1].bytes) {
             if (n == CALIB_MAX_PASSES)
                 cli_usage_error(NULL, "stdin line %d: more than %d passes (a size no larger than the one before "
@@ -51,6 +54,9 @@ int calib_fit_only(int json, double o, const level_t *wire)
         (o >= 0 && (calib_fit_profile(wire ? wire : &l, &l, o, &p, err, sizeof err) ||
                     calib_profile_spread(wire ? wire : &l, pass, n, &p, err, sizeof err))))
         cli_usage_error(NULL, "%s", err);
+    if (!(l.alpha > 0 && l.beta > 0)) /* as a measurement's fit warns (calibrate_load.c) */
+        fprintf(stderr, "mring-calibrate: warning: alpha %g s, beta %g s/B is not physical: the times are noise or "
+                "not of one link\n", l.alpha, l.beta);
     if (!json) {
         printf("# mring-calibrate --fit-only: %d pass(es), their median per size fitted by %s\n", n, calib_fit_name);
         calib_level_table("stdin", &l);

@@ -313,6 +313,8 @@ static void test_calibrate_bulk(void **state)
 static void test_calibrate_bad(void **state)
 {
     const char *bin = calibrate_bin(1);
+    char readme[PATH_MAX + 256]; /* sim_repo_path's buffers are reused */
+    snprintf(readme, sizeof readme, "%s", sim_repo_path("README.md"));
     const struct {
         const char *args[8], *word;
     } cases[] = {{{"--ranks-per-node", "3", NULL}, "--ranks-per-node 3"}, /* 4 ranks; the others on 2 */
@@ -326,6 +328,8 @@ static void test_calibrate_bad(void **state)
                  {{"--ranks-per-node", "2", "--passes", "0", NULL}, "--passes"},
                  {{"--ranks-per-node", "2", "--passes", "17", NULL}, "--passes"},
                  {{"--ranks-per-node", "2", "--stops", "/nonexistent/stops.csv", NULL}, "'/nonexistent/stops.csv'"},
+                 /* a file without from_s and to_s: refused before measuring (was: after, exit 1 and MPI_Abort) */
+                 {{"--ranks-per-node", "2", "--stops", readme, NULL}, "no header with columns from_s and to_s"},
                  {{"--ranks-per-node", "2", "extra", NULL}, "'extra'"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const char *argv[16] = {"mpiexec", "-n", i ? "2" : "4", bin};

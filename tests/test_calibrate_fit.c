@@ -323,7 +323,10 @@ static void test_fit_bad_input(void **state)
                  {"1 2e-6\n64 3e-6 stopped 1\n", "'64 3e-6 stopped 1'"}, {"8 1e-6\n", "2 different sizes"}, {"8 1e-6\n8 2e-6\n", "2 different"},
                  {"1 1e-6\n2 -1e-6\n", "time > 0"}, {"", "2 different sizes"},
                  {"1 1e-6\n2 2e-6\n4 3e-6\n1 1e-6\n4 3e-6\n", "pass 2 is not over the first pass's sizes"},
-                 {"1 1e-6\n2 2e-6\n1 1e-6\n", "pass 2 is not over"}, {many_passes, "more than 16 passes"}};
+                 {"1 1e-6\n2 2e-6\n1 1e-6\n", "pass 2 is not over"}, {many_passes, "more than 16 passes"},
+                 /* bytes not whole, or past 2^53 (1024.5 was fitted as such; 1e23 named another error) */
+                 {"1024.5 1e-6\n2048 2e-6\n", "'1024.5' is not a whole number"},
+                 {"1e23 1e-6\n2048 2e-6\n", "is not a whole number of bytes"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         struct cli_result r;
         run(argv, cases[i].in, &r);

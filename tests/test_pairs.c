@@ -127,8 +127,9 @@ static void pairs_refuses_bad_input(void **st)
     } bad[] = {
         {"true", "", "no run directory given"},
         {"true", "\"$d\" -x", "unknown option '-x'"},
-        {"true", "\"$d\" --pairs 0", "--pairs '0' is not a positive integer"},
-        {"true", "\"$d\" --pairs x", "--pairs 'x' is not a positive integer"},
+        {"true", "\"$d\" --pairs 0", "--pairs '0' is not a whole number from 1 to 999"},
+        {"true", "\"$d\" --pairs x", "--pairs 'x' is not a whole number from 1 to 999"},
+        {"true", "\"$d\" --pairs 1000", "--pairs '1000' is not a whole number from 1 to 999"},
         {"true", "\"$d\" --barrier 2", "--barrier '2' is neither 0 nor 1"},
         {"true", "\"$d\" --barrier", "--barrier '' is neither 0 nor 1"},
         {"true", "/nonexistent-run", "/nonexistent-run/meta is missing"},

@@ -407,12 +407,36 @@ static void report_fails_whole(const char *brk, const char *step)
     assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
 }
 
-/* validation/report's failures: before its first section (no meta) and inside the report's writing (an
- * smpi.csv that cannot be read) */
+/* A run directory without a file every report reads (BREAK removes it): one line naming it, exit 2, before
+ * anything is written (without measured-rows.csv it once wrote summary.csv and the plots, then failed) */
+static void report_refused(const char *brk, const char *file)
+{
+    static char out[1 << 16];
+    char cmd[PATH_MAX * 3 + 512], want[64];
+    snprintf(cmd, sizeof cmd, "set -e; rm -rf '%s/r'; cp -r '%s' '%s/r'; cd '%s/r'; %s; rm -f summary.csv *.png; "
+             "printf 'previous\\n' > REPORT.md", sim_tmp, sim_repo_path("validation/results/2x2"), sim_tmp, sim_tmp, brk);
+    if (cli_shell(cmd, out, sizeof out) != 0)
+        fail_msg("%s: %s", cmd, out);
+    snprintf(cmd, sizeof cmd, "%s '%s/r' 2>&1; echo \"rc=$?\"; ls '%s/r'", sim_repo_path("validation/report"),
+             sim_tmp, sim_tmp);
+    int status = cli_shell(cmd, out, sizeof out);
+    snprintf(want, sizeof want, "%s is missing or empty", file);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !strstr(out, want) || !strstr(out, "\nrc=2\n") ||
+        strstr(out, "summary.csv") || strstr(out, ".png") || strstr(out, "line "))
+        fail_msg("%s: want one line naming %s and nothing written, got %d: %s", cmd, file, status, out);
+    snprintf(cmd, sizeof cmd, "%s/r/REPORT.md", sim_tmp);
+    assert_string_equal(slurp_file(cmd), "previous\n");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/r'", sim_tmp);
+    assert_int_equal(cli_shell(cmd, out, sizeof out), 0);
+}
+
+/* validation/report's failures: before anything is written (no meta, no measured-rows.csv) and inside the
+ * report's writing (an smpi.csv that cannot be read) */
 static void report_failure(void **state)
 {
     (void)state;
-    report_fails_whole("rm meta", "rate_gbps=$(meta rate");
+    report_refused("rm meta", "meta");
+    report_refused("rm measured-rows.csv", "measured-rows.csv");
     report_fails_whole("rm smpi.csv; mkdir smpi.csv", "awk -F, ");
 }
 
