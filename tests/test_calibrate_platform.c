@@ -165,6 +165,21 @@ static void test_platform_testbed_bad(void **state)
 
 /* ---- 2. validation/calibrate --local ---- */
 
+/* an output it cannot write: one line naming it, exit 2, before measuring (found after: exit 1, a raw cp line) */
+static void test_calibrate_script_bad_out(void **state)
+{
+    const char *flags[] = {"--out", "--json"};
+    (void)state;
+    for (int i = 0; i < 2; i++) {
+        const char *argv[] = {sim_repo_path("validation/calibrate"), "--local", flags[i], "/nonexistent-mring-dir/x",
+                              NULL};
+        struct cli_result r;
+        run(argv, NULL, &r);
+        want_usage_error(&r, "'/nonexistent-mring-dir/x' cannot be written");
+        cli_free(&r);
+    }
+}
+
 /* The platform routes at a bulk test's capacity (bps, B/s): the link `id` (n0-veth: node 0's NIC; n0-lo0: rank 0's
  * port) has that bandwidth (to the 6 digits the script writes) and a comment says where it came from. */
 static void want_bulk_link(const char *xml, const char *file, const char *id, const char *comment, double bps)
@@ -286,7 +301,7 @@ int main(void)
         cmocka_unit_test(test_platform_testbed_routes),
         cmocka_unit_test(test_platform_testbed_racks),
         cmocka_unit_test(test_platform_testbed_one_node),
-        cmocka_unit_test(test_platform_testbed_bad),
+        cmocka_unit_test(test_platform_testbed_bad), cmocka_unit_test(test_calibrate_script_bad_out),
         cmocka_unit_test(test_validation_calibrate_local),
     };
     return cmocka_run_group_tests(tests, sim_tmp_setup, sim_tmp_teardown);
