@@ -223,6 +223,7 @@ static void test_recheck_bad_input(void **state)
             want_error(path, first, 1, bad[k].word);
     }
     want_error(first, NULL, 2, "usage");
+    want_error("--bogus", first, 2, "unknown option '--bogus'"); /* was read as a file: exit 1 */
 }
 
 /* validation/calibration-used on TRIES (the text of a calibration-tries.csv) -> its output, or the refusal
