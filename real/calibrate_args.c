@@ -95,6 +95,16 @@ static void parse_wire(const char *s, opts_t *o)
     o->wire = &wire;
 }
 
+/* --stops FILE: rank 0 reads it while measuring; every rank reads its lines so far now and refuses it alike
+ * (a missing file, no from_s/to_s header, a bad number), before measuring */
+static void parse_stops(const char *s, opts_t *o)
+{
+    char err[512];
+    if (calib_mark_stopped(s, NULL, 0, err, sizeof err) < 0)
+        cli_usage_error(NULL, "%s", err);
+    o->stops = s;
+}
+
 void calib_parse(int argc, char **argv, int rank0, opts_t *o)
 {
     static const struct option opts[] = {
@@ -131,13 +141,7 @@ void calib_parse(int argc, char **argv, int rank0, opts_t *o)
             break;
         case OPT_RACK: o->rack_nodes = cli_int(NULL, "--nodes-per-rack", optarg, 1, 1 << 20); break;
         case OPT_WIRE: parse_wire(optarg, o); break;
-        case OPT_STOPS: { /* rank 0 reads it; every rank refuses it alike, before measuring (its lines so far) */
-            char err[512];
-            if (calib_mark_stopped(optarg, NULL, 0, err, sizeof err) < 0)
-                cli_usage_error(NULL, "%s", err);
-            o->stops = optarg;
-            break;
-        }
+        case OPT_STOPS: parse_stops(optarg, o); break;
         case OPT_O:
             if (mring_parse_time(optarg, &o->fit_o) || !(o->fit_o < 1))
                 cli_usage_error(NULL, "--o '%s' is not valid; expected a time like 10us", optarg);

@@ -86,14 +86,43 @@ static int header_check(const json_t *doc, char *err, size_t errlen)
     return 0;
 }
 
+/* The array entries into t->e[0 .. t->n - 1], each a valid configuration of t->ranks ranks whose sizes no
+ * other entry's overlap: 0, or -1 with "tuning file PATH, entry I: why" in err */
+static int read_entries(mring_tuning_t *t, const json_t *entries, const char *path, char *err, size_t errlen)
+{
+    char why[256];
+    size_t i;
+    json_t *o;
+    json_array_foreach (entries, i, o) {
+        mring_tuning_entry_t *e = &t->e[t->n];
+        if (entry_of(o, e, why, sizeof why)) {
+            snprintf(err, errlen, "tuning file %s, entry %zu: %s", path, i, why);
+            return -1;
+        }
+        if (e->c.topo.nranks != t->ranks) { /* a pick must never run another rank count's schedule */
+            snprintf(err, errlen, "tuning file %s, entry %zu: topo has %d ranks; the file is for %d (\"ranks\")", path,
+                     i, e->c.topo.nranks, t->ranks);
+            return -1;
+        }
+        for (int k = 0; k < t->n; k++) /* one configuration per size: a size in two ranges is ambiguous */
+            if (e->min_size <= t->e[k].max_size && t->e[k].min_size <= e->max_size) {
+                snprintf(err, errlen, "tuning file %s, entry %zu: sizes %lld..%lld overlap entry %d's %lld..%lld", path,
+                         i, (long long)e->min_size, (long long)e->max_size, k, (long long)t->e[k].min_size,
+                         (long long)t->e[k].max_size);
+                return -1;
+            }
+        t->n++;
+    }
+    return 0;
+}
+
 mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je), *entries, *ranks, *o;
+    json_t *doc = json_load_file(path, 0, &je), *entries, *ranks;
     int open_errno = errno; /* jansson's fopen, when the file could not be opened */
     mring_tuning_t *t = calloc(1, sizeof *t);
     char why[256];
-    size_t i;
     if (!t) {
         snprintf(err, errlen, "out of memory");
         goto fail;
@@ -125,25 +154,8 @@ mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    json_array_foreach (entries, i, o) {
-        if (entry_of(o, &t->e[t->n], why, sizeof why)) {
-            snprintf(err, errlen, "tuning file %s, entry %zu: %s", path, i, why);
-            goto fail;
-        }
-        if (t->e[t->n].c.topo.nranks != t->ranks) { /* a pick must never run another rank count's schedule */
-            snprintf(err, errlen, "tuning file %s, entry %zu: topo has %d ranks; the file is for %d (\"ranks\")", path,
-                     i, t->e[t->n].c.topo.nranks, t->ranks);
-            goto fail;
-        }
-        for (int k = 0; k < t->n; k++) /* one configuration per size: a size in two ranges is ambiguous */
-            if (t->e[t->n].min_size <= t->e[k].max_size && t->e[k].min_size <= t->e[t->n].max_size) {
-                snprintf(err, errlen, "tuning file %s, entry %zu: sizes %lld..%lld overlap entry %d's %lld..%lld", path,
-                         i, (long long)t->e[t->n].min_size, (long long)t->e[t->n].max_size, k,
-                         (long long)t->e[k].min_size, (long long)t->e[k].max_size);
-                goto fail;
-            }
-        t->n++;
-    }
+    if (read_entries(t, entries, path, err, errlen))
+        goto fail;
     json_decref(doc);
     return t;
 fail:
