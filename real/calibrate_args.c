@@ -5,12 +5,10 @@
 #include "args.h"
 #include "units.h"
 
-#include <errno.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_BYTES (1LL << 30)            /* largest message of a sweep */
 #define REDUCE_BYTES ((int64_t)64 << 20) /* default buffer of the reduction throughput: 64 MiB of float32 */

@@ -5,6 +5,7 @@
 #include "units.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@ static void help(void)
 
 enum { OPT_NODES = OPT_FIRST_FREE, OPT_RACKS, OPT_GPN, OPT_NICS, OPT_NICBW, OPT_NICLAT, OPT_NVBW, OPT_NVLAT,
        OPT_XBUS, OPT_PCIE, OPT_SPEED, OPT_OVER, OPT_NAME, OPT_INTRA, OPT_INTER, OPT_RACKFIG, OPT_COMMENT };
+_Static_assert(OPT_COMMENT - OPT_NODES < 32, "cmd_platform's `given` holds a bit per figure option");
 
 static double bw(const char *cmd, const char *flag, const char *s)
 {
@@ -123,34 +125,26 @@ static void figure_opt(const char *cmd, mring_platgen_t *g, int opt, const char 
     }
 }
 
-/* A link figure the kind has no link for, given as flag (opt): exit 2 naming it (the file would have been the same
- * without it).  The testbed takes route figures (--intra, --inter, --rack; its NIC figures come from them); DGX
- * H100 and cluster nodes have no X-bus; over-subscription sets the uplinks of racks (--racks 2 or more) and of
- * rail leaves (dgxh100). */
-static void figure_applies(const char *cmd, const mring_platgen_t *g, int opt)
+/* The link figures given (bit opt - OPT_NODES of `given`) that the kind has no link for: exit 2 naming the first
+ * by its name in opts (the file would have been the same without it).  The testbed takes route figures (--intra,
+ * --inter, --rack; its NIC figures come from them); DGX H100 and cluster nodes have no X-bus; over-subscription
+ * sets the uplinks of racks (--racks 2 or more) and of rail leaves (dgxh100). */
+static void figures_apply(const char *cmd, const mring_platgen_t *g, uint32_t given, const struct option *opts)
 {
-    static const struct {
-        int opt;
-        const char *flag;
-    } names[] = {{OPT_NICBW, "--nic-bw"}, {OPT_NICLAT, "--nic-lat"}, {OPT_NVBW, "--nvlink-bw"},
-                 {OPT_NVLAT, "--nvlink-lat"}, {OPT_XBUS, "--xbus-bw"}, {OPT_PCIE, "--pcie-bw"},
-                 {OPT_OVER, "--oversubscription"}};
-    const char *flag = NULL;
-    int testbed = g->node == MRING_NODE_TESTBED;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (names[i].opt == opt)
-            flag = names[i].flag;
-    if (!flag)
-        return;
-    if (testbed && (opt == OPT_NICBW || opt == OPT_NICLAT || opt == OPT_NVBW || opt == OPT_NVLAT || opt == OPT_XBUS ||
-                    opt == OPT_PCIE || opt == OPT_OVER))
-        cli_usage_error(cmd, "%s: the testbed kind takes route figures (--intra, --inter, --rack), not link figures",
-                        flag);
-    if (opt == OPT_XBUS && (g->node == MRING_NODE_DGXH100 || g->node == MRING_NODE_CLUSTER))
-        cli_usage_error(cmd, "%s: this kind's nodes have no X-bus/QPI link", flag);
-    if (opt == OPT_OVER && g->racks == 1 && !mring_platgen_rail_leaves(g))
-        cli_usage_error(cmd, "%s: one rack and no rail leaves: no uplink to over-subscribe; expected --racks 2 or more",
-                        flag);
+    for (const struct option *o = opts; o->name; o++) {
+        int v = o->val, link = v == OPT_NICBW || v == OPT_NICLAT || v == OPT_NVBW || v == OPT_NVLAT || v == OPT_XBUS ||
+                               v == OPT_PCIE || v == OPT_OVER;
+        if (!link || !(given >> (v - OPT_NODES) & 1))
+            continue;
+        if (g->node == MRING_NODE_TESTBED)
+            cli_usage_error(cmd, "--%s: the testbed kind takes route figures (--intra, --inter, --rack), not link "
+                            "figures", o->name);
+        if (v == OPT_XBUS && (g->node == MRING_NODE_DGXH100 || g->node == MRING_NODE_CLUSTER))
+            cli_usage_error(cmd, "--%s: this kind's nodes have no X-bus/QPI link", o->name);
+        if (v == OPT_OVER && g->racks == 1 && !mring_platgen_rail_leaves(g))
+            cli_usage_error(cmd, "--%s: one rack and no rail leaves: no uplink to over-subscribe; expected --racks 2 "
+                            "or more", o->name);
+    }
 }
 
 int cmd_platform(int argc, char **argv)
@@ -170,7 +164,8 @@ int cmd_platform(int argc, char **argv)
     const char *cmd = "platform", *out = NULL;
     mring_platgen_t g;
     char err[512];
-    int opt, figs[64], nfigs = 0;
+    int opt;
+    uint32_t given = 0; /* the figures given: bit opt - OPT_NODES */
     if (argc < 2 || argv[1][0] == '-') {
         if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
             help();
@@ -189,15 +184,14 @@ int cmd_platform(int argc, char **argv)
             help();
             return 0;
         } else {
-            if (nfigs < (int)(sizeof figs / sizeof *figs))
-                figs[nfigs++] = opt;
+            if (opt >= OPT_NODES) /* (--profile is cli.h's OPT_PROFILE, below) */
+                given |= 1u << (opt - OPT_NODES);
             figure_opt(cmd, &g, opt, optarg);
         }
     }
     if (optind < argc)
         cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    for (int i = 0; i < nfigs; i++) /* once the counts (racks, NICs) are all known */
-        figure_applies(cmd, &g, figs[i]);
+    figures_apply(cmd, &g, given, opts); /* once the counts (racks, NICs) are all known */
     if (!out)
         cli_usage_error(cmd, "-o FILE is required");
     cli_check_output(cmd, "-o", out);

@@ -163,10 +163,8 @@ static int sg_start(const char *const *cfgs, int ncfgs, const char *file, char *
     free(argv);
     if (rc) { /* SimGrid's line may not name the option ("not a boolean"): the user's options, then it */
         char given[512] = "";
-        for (int i = 0, n = 0; i < ncfgs && n < (int)sizeof given; i++) {
-            const char *c = strncmp(cfgs[i], "--cfg=", 6) ? cfgs[i] : cfgs[i] + 6;
-            n += snprintf(given + n, sizeof given - (size_t)n, "%s%s", i ? " " : "", c);
-        }
+        for (int i = 0, n = 0; i < ncfgs && n < (int)sizeof given; i++) /* each "--cfg=name:value" (sim.h) */
+            n += snprintf(given + n, sizeof given - (size_t)n, "%s%s", i ? " " : "", cfgs[i] + strlen("--cfg="));
         snprintf(why, sizeof why, "%s", err);
         snprintf(err, errlen, "--cfg %s: %s", given, why);
         return 2;
