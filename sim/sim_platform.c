@@ -234,19 +234,60 @@ int mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw, c
     return 2;
 }
 
-/* The narrowest link of the route from a to b (NULL for an empty route). */
-static const_sg_link_t narrowest(sg_host_t a, sg_host_t b)
+/* The links of the route from a to b, into links (up to max); returns how many (0: an empty route). */
+static int route_links(sg_host_t a, sg_host_t b, const_sg_link_t *links, int max)
 {
-    xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
-    const_sg_link_t best = NULL;
+    xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
     unsigned i;
     sg_link_t l;
-    sg_host_get_route(a, b, links);
-    xbt_dynar_foreach (links, i, l)
-        if (!best || sg_link_get_bandwidth(l) < sg_link_get_bandwidth(best))
-            best = l;
-    xbt_dynar_free(&links);
-    return best;
+    int n = 0;
+    sg_host_get_route(a, b, d);
+    xbt_dynar_foreach (d, i, l)
+        if (n < max)
+            links[n++] = l;
+    xbt_dynar_free(&d);
+    return n;
+}
+
+/*
+ * The bottleneck of dimension i's step from rank w to its neighbour peer: the route's narrowest link, and
+ * *sharers the ranks of w's group (the first group of stride D_{i+1}) whose own step in dimension i crosses
+ * it (w among them).  Where no other rank crosses the narrowest link (a GPU's own NVLink) but a link the
+ * group shares gives each rank less bandwidth (a NIC that 4 GPUs share: 12.5 GB/s, 3.1 each, beside a
+ * 10 GB/s NVLink), that link instead.  A shared narrowest link stays even where another shared one gives
+ * a little less per rank: the ports dimensions share (mring_platform_params) follow the narrowest links.
+ * NULL for an empty route.
+ */
+static const_sg_link_t bottleneck(const mring_platform_t *pf, const mring_topo_t *t, int i, int w, int peer,
+                                  int *sharers)
+{
+    enum { MAXL = 64 };
+    const_sg_link_t mine[MAXL], theirs[MAXL];
+    int n = route_links(pf->hosts[w], pf->hosts[peer], mine, MAXL), count[MAXL] = {0}, narrow = 0, least = 0;
+    for (int r = 0; n > 0 && r < t->nranks && r < mring_topo_stride(t, i + 1); r++) {
+        int m = route_links(pf->hosts[r], pf->hosts[mring_topo_neighbor(t, r, i, 1)], theirs, MAXL);
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < m; b++)
+                if (theirs[b] == mine[a]) {
+                    count[a]++;
+                    break;
+                }
+    }
+    if (n == 0) {
+        *sharers = 0;
+        return NULL;
+    }
+    for (int a = 1; a < n; a++) {
+        double bw = sg_link_get_bandwidth(mine[a]);
+        narrow = bw < sg_link_get_bandwidth(mine[narrow]) ? a : narrow;
+        least = bw / (count[a] > 1 ? count[a] : 1) <
+                        sg_link_get_bandwidth(mine[least]) / (count[least] > 1 ? count[least] : 1)
+                    ? a
+                    : least;
+    }
+    int pick = count[narrow] > 1 ? narrow : least;
+    *sharers = count[pick];
+    return mine[pick];
 }
 
 static int route_has(sg_host_t a, sg_host_t b, const_sg_link_t link)
@@ -298,17 +339,14 @@ void mring_platform_params(const mring_platform_t *pf, const mring_topo_t *t, mr
         }
         w = slowest_rank(pf, t, i, &p->link[i].alpha);
         peer = mring_topo_neighbor(t, w, i, 1);
-        p->link[i].bw = sg_host_get_route_bandwidth(pf->hosts[w], pf->hosts[peer]);
-        nl = narrow[i] = narrowest(pf->hosts[w], pf->hosts[peer]);
+        nl = narrow[i] = bottleneck(pf, t, i, w, peer, &sharers);
+        p->link[i].bw = nl ? sg_link_get_bandwidth(nl) : sg_host_get_route_bandwidth(pf->hosts[w], pf->hosts[peer]);
         p->link[i].port = i;
-        for (int j = 0; j < i; j++) /* the same narrowest link as an earlier dimension: the same port */
+        for (int j = 0; j < i; j++) /* the same bottleneck as an earlier dimension: the same port */
             if (nl && narrow[j] == nl) {
                 p->link[i].port = p->link[j].port;
                 break;
             }
-        /* ranks of the group whose step in dimension i crosses that link too */
-        for (int r = 0; nl && r < t->nranks && r < mring_topo_stride(t, i + 1); r++)
-            sharers += route_has(pf->hosts[r], pf->hosts[mring_topo_neighbor(t, r, i, 1)], nl);
         /* a port when other ranks cross it too, or when the rank's route to a neighbour in any other
          * direction or dimension does (a rank with a single way out); else a point-to-point link per
          * neighbour (NVLink) */

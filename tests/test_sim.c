@@ -7,6 +7,7 @@
  * 2. On platforms/minsky-64.xml no algorithm beats the bound of the one NIC per node.
  * 3. On minsky-64, multiring 4x16x4 beats the flat 256-rank ring at 1, 4 and 16 MB (the
  *    crossover above that is printed, not asserted).
+ * 4. A NIC that a node's GPUs share binds the model's step before a narrower NVLink of the GPU's own.
  * Routes, the committed platform files, bad platforms, --breakdown and --trace are in
  * test_sim_platforms.c.  Everything goes through the mring binary's csv output.
  */
@@ -230,6 +231,41 @@ static void test_pipelined_chain(void **state)
                  t[0][0]);
 }
 
+/* ---- 4. the model's bottleneck: a NIC the node's GPUs share binds before a narrower NVLink of their own ---- */
+
+/* A 4-node Minsky whose NVLink runs at 10 GB/s: the route between nodes crosses a GPU's own 10 GB/s link and
+ * the node's one 12.5 GB/s EDR port, which its 4 GPUs share (3.1 GB/s each).  The model once took the narrower
+ * NVLink for the step's link and predicted rd at 64 MiB in half the simulated time, faster than with 20 GB/s
+ * NVLink; now it must follow the simulation (within 1%) and the slower NVLink cannot be faster. */
+static void test_model_shared_nic(void **state)
+{
+    static const char *const algos[] = {"rd", "multiring"};
+    double t[2][2][2]; /* [algo][nvlink 10, 20 GB/s][simulate, model] */
+    (void)state;
+    for (int n = 0; n < 2; n++) {
+        const char *plat = sim_tmp_path(n ? "minsky4-nv20.xml" : "minsky4-nv10.xml");
+        const char *mk[] = {"platform", "minsky", "--nodes", "4", "--racks", "1", "--nvlink-bw", n ? "20GBps" : "10GBps",
+                            "-o", plat, NULL};
+        assert_int_equal(sim_setup_run(mk), 0);
+        for (int a = 0; a < 2; a++)
+            for (int k = 0; k < 2; k++) {
+                const char *args[] = {k ? "model" : "simulate", "--platform", plat, "--algo", algos[a],
+                                      "-b", "64M", "-e", "64M", "--format", "csv", NULL};
+                struct sweep sw;
+                sweep_run(args, &sw);
+                assert_int_equal(sw.n, 1);
+                t[a][n][k] = sw.rows[0].time_us;
+            }
+    }
+    for (int a = 0; a < 2; a++) {
+        print_message("  %s at 64 MiB, NVLink 10 GB/s: simulate %g us, model %g us; 20 GB/s: %g, %g\n", algos[a],
+                      t[a][0][0], t[a][0][1], t[a][1][0], t[a][1][1]);
+        if (fabs(t[a][0][1] - t[a][0][0]) > 0.01 * t[a][0][0] || t[a][0][1] < t[a][1][1])
+            fail_msg("%s at 64 MiB with 10 GB/s NVLink: model %g us, simulate %g us, model with 20 GB/s %g us", algos[a],
+                     t[a][0][1], t[a][0][0], t[a][1][1]);
+    }
+}
+
 /* ---- the cluster platform for 1, made once ---- */
 
 static int group_setup(void **state)
@@ -244,7 +280,7 @@ static int group_setup(void **state)
 int main(void)
 {
     enum { NACC = sizeof acc_cases / sizeof acc_cases[0] };
-    struct CMUnitTest tests[NACC + 3];
+    struct CMUnitTest tests[NACC + 4];
     if (access(cli_bin(), X_OK) != 0) {
         fprintf(stderr, "test_sim: %s is not executable; build it (scons -Q) or set MRING_BIN\n", cli_bin());
         return 1;
@@ -254,5 +290,6 @@ int main(void)
     tests[NACC] = (struct CMUnitTest)cmocka_unit_test(test_minsky_nic_bound);
     tests[NACC + 1] = (struct CMUnitTest)cmocka_unit_test(test_minsky_multiring_beats_ring);
     tests[NACC + 2] = (struct CMUnitTest)cmocka_unit_test(test_pipelined_chain);
+    tests[NACC + 3] = (struct CMUnitTest)cmocka_unit_test(test_model_shared_nic);
     return cmocka_run_group_tests_name("sim", tests, group_setup, sim_tmp_teardown);
 }
