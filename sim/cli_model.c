@@ -37,8 +37,9 @@ static void help(void)
            "  --op OP           sum (default), prod, min, max, avg, land, lor, lxor, band, bor, bxor, maxloc,\n"
            "                    minloc (shown only; the model is op-blind)\n"
            "  --inplace         model an in-place call (no copy of the send buffer)\n"
-           "  --method M        closed: the closed form; walk: walk every rank's schedule (exact for\n"
-           "                    --segment pipelining).  Default: closed, walk when --segment is set\n"
+           "  --method M        closed: the closed form; walk: walk every rank's schedule, its pipelines\n"
+           "                    (--segment pieces, --chunks) step by step.  Default: closed, walk when\n"
+           "                    --segment or --chunks is set\n"
            "  --format F        table (default), csv or json\n" CLI_PROFILE_HELP,
            cli_conf_help());
 }
@@ -177,7 +178,7 @@ int cmd_model(int argc, char **argv)
         cli_profile_parse(cmd, a.profile_s, &a.p.sw);
     if (a.method_s && strcmp(a.method_s, "closed") && strcmp(a.method_s, "walk"))
         cli_usage_error(cmd, "--method '%s' is unknown; expected closed or walk", a.method_s);
-    int walk = a.method_s ? !strcmp(a.method_s, "walk") : c.segment > 0;
+    int walk = a.method_s ? !strcmp(a.method_s, "walk") : c.segment > 0 || c.chunks > 1;
     size_t elsize = mring_dtype_size(dtype);
     cli_conf_check(cmd, &c, elsize);
     int nsizes = cli_sweep_sizes(cmd, &a.sweep, (int64_t)elsize, sizes, 4096);

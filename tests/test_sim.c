@@ -8,6 +8,7 @@
  * 3. On minsky-64, multiring 4x16x4 beats the flat 256-rank ring at 1, 4 and 16 MB (the
  *    crossover above that is printed, not asserted).
  * 4. A NIC that a node's GPUs share binds the model's step before a narrower NVLink of the GPU's own.
+ * 5. With --chunks the model walks the schedule by default, as the simulation runs it.
  * Routes, the committed platform files, bad platforms, --breakdown and --trace are in
  * test_sim_platforms.c.  Everything goes through the mring binary's csv output.
  */
@@ -266,6 +267,32 @@ static void test_model_shared_nic(void **state)
     }
 }
 
+/* ---- 5. chunks: the model walks the pipeline by default ---- */
+
+/* Multiring 2x4 with 4 chunks at 1 KiB on the contention-free cluster: latency decides, and the chunks' steps
+ * overlap.  The closed form's pipeline bound (fill + 3 x the busiest link's share) charges 60.09 us; the walk,
+ * now the default with --chunks, follows the schedule as the simulation does (51.09 and 51.10 us). */
+static void test_model_chunks_walk(void **state)
+{
+    const char *plat = sim_tmp_path("cluster8.xml");
+    const char *const modes[][2] = {{"simulate", NULL}, {"model", NULL}, {"model", "--method=walk"},
+                                    {"model", "--method=closed"}};
+    double t[4];
+    (void)state;
+    for (int k = 0; k < 4; k++) {
+        const char *args[] = {modes[k][0], "--platform", plat, "--algo", "multiring", "--topo", "2x4", "--chunks", "4",
+                              "-b", "1K", "-e", "1K", "--format", "csv", modes[k][1], NULL};
+        struct sweep sw;
+        sweep_run(args, &sw);
+        assert_int_equal(sw.n, 1);
+        t[k] = sw.rows[0].time_us;
+    }
+    print_message("  2x4, 4 chunks, 1 KiB: simulate %g us, model %g (walk %g, closed %g)\n", t[0], t[1], t[2], t[3]);
+    if (t[1] != t[2] || fabs(t[1] - t[0]) > 0.01 * t[0] || t[3] < 1.1 * t[0])
+        fail_msg("2x4 with 4 chunks at 1 KiB: simulate %g us, model %g us, walk %g us, closed %g us", t[0], t[1], t[2],
+                 t[3]);
+}
+
 /* ---- the cluster platform for 1, made once ---- */
 
 static int group_setup(void **state)
@@ -280,7 +307,7 @@ static int group_setup(void **state)
 int main(void)
 {
     enum { NACC = sizeof acc_cases / sizeof acc_cases[0] };
-    struct CMUnitTest tests[NACC + 4];
+    struct CMUnitTest tests[NACC + 5];
     if (access(cli_bin(), X_OK) != 0) {
         fprintf(stderr, "test_sim: %s is not executable; build it (scons -Q) or set MRING_BIN\n", cli_bin());
         return 1;
@@ -291,5 +318,6 @@ int main(void)
     tests[NACC + 1] = (struct CMUnitTest)cmocka_unit_test(test_minsky_multiring_beats_ring);
     tests[NACC + 2] = (struct CMUnitTest)cmocka_unit_test(test_pipelined_chain);
     tests[NACC + 3] = (struct CMUnitTest)cmocka_unit_test(test_model_shared_nic);
+    tests[NACC + 4] = (struct CMUnitTest)cmocka_unit_test(test_model_chunks_walk);
     return cmocka_run_group_tests_name("sim", tests, group_setup, sim_tmp_teardown);
 }
