@@ -162,6 +162,11 @@ static void tuning_bad_files(void **state)
         {"{\"ranks\": 4, \"entries\": [{\"min_size\": 0, \"max_size\": 2047, \"algo\": \"ring\", \"topo\": \"4\", "
          "\"rings\": \"1\"}, {\"min_size\": 1000, \"max_size\": 4095, \"algo\": \"rd\", \"topo\": \"4\", "
          "\"rings\": \"1\"}]}", "entry 1: sizes 1000..4095 overlap entry 0's 0..2047"},
+        /* misspelt keys were ignored: "chunk" ran 1 chunk, "platfrom" passed */
+        {"{\"ranks\": 4, \"entries\": [{\"min_size\": 0, \"max_size\": 8, \"algo\": \"multiring\", \"topo\": "
+         "\"2x2\", \"rings\": \"1\", \"chunk\": 4}]}", "entry 0: unknown key \"chunk\"; expected one of min_size"},
+        {"{\"ranks\": 4, \"platfrom\": \"x.xml\", \"entries\": []}", "unknown key \"platfrom\""},
+        {"{\"ranks\": 4, \"entries\": [7]}", "entry 0: an entry is not an object"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
