@@ -128,6 +128,9 @@ static const struct bad_case cases[] = {
                                                      "1GBps", "--nvlink-bw", "1GBps", "-o", "/tmp/mring-test-never.xml"}},
     {"platform_cluster_xbus", "--xbus-bw", {"platform", "cluster", "--xbus-bw", "1GBps", "-o",
                                             "/tmp/mring-test-never.xml"}},
+    /* a rate that overflows to inf in bytes per second (the file was written; SimGrid refused it) */
+    {"platform_bw_overflow", "--nic-bw '1e300GBps'", {"platform", "minsky", "--nic-bw", "1e300GBps", "-o",
+                                                      "/tmp/mring-test-never.xml"}},
     {"platform_oversubscription_one_rack", "--oversubscription", {"platform", "cluster", "--racks", "1",
                                                                   "--oversubscription", "2", "-o",
                                                                   "/tmp/mring-test-never.xml"}},

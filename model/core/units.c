@@ -57,7 +57,7 @@ static int parse_with_units(const char *s, const unit_t *units, double *out)
     for (const unit_t *u = units; u->name; u++)
         if (!strcmp(end, u->name)) {
             *out = v * u->factor;
-            return 0;
+            return isfinite(*out) ? 0 : -1; /* 1e300GBps overflows to inf, which SimGrid refuses */
         }
     return -1;
 }
