@@ -1,9 +1,11 @@
 /* tune_sweep.c - many sizes tuned at once in worker processes, one per size (see tune.h). */
 #include "tune.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,6 +34,7 @@ static int read_full(int fd, void *buf, size_t len)
 static int spawn_worker(mring_tune_t *t, int64_t size, pid_t *pid)
 {
     int fd[2];
+    pid_t parent = getpid();
     if (pipe(fd))
         return -1;
     if ((*pid = fork()) < 0) {
@@ -41,6 +44,9 @@ static int spawn_worker(mring_tune_t *t, int64_t size, pid_t *pid)
     }
     if (*pid == 0) {
         static record_t rec;
+        /* ends with the tune (Ctrl-C, kill): a worker left behind simulated on for minutes (Linux's prctl) */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+            _exit(1);
         close(fd[0]);
         memset(&rec, 0, sizeof rec);
         rec.rc = mring_tune_size(t, size, &rec.res, rec.err, sizeof rec.err);
@@ -87,6 +93,8 @@ int mring_tune_sweep(mring_tune_t *t, const int64_t *sizes, int n, int jobs, mri
                 done(i, &res[i], arg);
         }
         close(fd);
+        if (rc != 0) /* its result is not wanted: a failed sweep does not wait for the sizes in flight */
+            kill(pids[i % jobs], SIGKILL);
         waitpid(pids[i % jobs], NULL, 0);
     }
     return rc;

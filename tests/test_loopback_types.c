@@ -70,10 +70,48 @@ static void test_check_sees_a_wrong_element(void **state)
         }
 }
 
+/* The integers as the other signedness would order them: the bits as w-bit two's complement (signed) or not. */
+static int64_t as_signed(uint64_t v, int w) { return w == 64 ? (int64_t)v : (int64_t)(v << (64 - w)) >> (64 - w); }
+
+/* min/max reduced by a kernel that compares the integers with the wrong signedness (Debian's MPICH 4.0.2 does so
+ * on MPI_UINT8_T) must be seen: the inputs straddle the sign, so every element of its result is wrong. */
+static void test_check_sees_signedness(void **state)
+{
+    static const mring_dtype_t types[] = {MRING_INT8,  MRING_UINT8,  MRING_INT16, MRING_UINT16,
+                                          MRING_INT32, MRING_UINT32, MRING_INT64, MRING_UINT64};
+    (void)state;
+    for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+        for (int op = MRING_MIN; op <= MRING_MAX; op += MRING_MAX - MRING_MIN) {
+            const int P = 4, n = 9, w = 8 * (int)mring_dtype_size(types[k]);
+            const int flip = mring_dtype_class(types[k]) == MRING_CLASS_UINT; /* compare as signed */
+            uint64_t acc[9], in[9];
+            unsigned char buf[9 * 8];
+            for (int r = 0; r < P; r++) {
+                bench_fill(buf, types[k], (mring_redop_t)op, r, P, n);
+                for (int i = 0; i < n; i++) {
+                    uint64_t v = 0;
+                    memcpy(&v, buf + (size_t)i * (size_t)(w / 8), (size_t)(w / 8));
+                    in[i] = v;
+                    int less = flip ? as_signed(v, w) < as_signed(acc[i], w) : (uint64_t)as_signed(v, w) <
+                                                                                  (uint64_t)as_signed(acc[i], w);
+                    if (r == 0 || (op == MRING_MIN ? less : !less && v != acc[i]))
+                        acc[i] = in[i];
+                }
+            }
+            for (int i = 0; i < n; i++)
+                memcpy(buf + (size_t)i * (size_t)(w / 8), &acc[i], (size_t)(w / 8));
+            if (bench_wrong(buf, types[k], (mring_redop_t)op, P, n) != n)
+                fail_msg("%s %s compared with the other signedness: %lld of %d elements seen wrong",
+                         mring_dtype_name(types[k]), mring_redop_name((mring_redop_t)op),
+                         (long long)bench_wrong(buf, types[k], (mring_redop_t)op, P, n), n);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_check_sees_a_wrong_element),
+        cmocka_unit_test(test_check_sees_signedness),
         cmocka_unit_test(test_new_types),
         cmocka_unit_test(test_new_ops),
     };

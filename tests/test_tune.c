@@ -280,12 +280,35 @@ static void spread(void **state)
     cli_free(&r);
 }
 
+/* A tune killed (Ctrl-C, kill -9) takes its workers with it: they simulated on for minutes, orphaned.  The tune
+ * runs sizes of 16 MiB and up (seconds each) on 2 workers; once both exist the parent is killed, and the
+ * workers (found by their parent's pid in /proc) must be gone, or zombies, within 60 s. */
+static void workers_end_with_tune(void **state)
+{
+    static char cmd[4096], out[1 << 14];
+    (void)state;
+    snprintf(cmd, sizeof cmd,
+             "kids() { awk -v p=\"$1\" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null; }\n"
+             "alive() { for k in $1; do [ -r /proc/$k/stat ] && awk '$3 != \"Z\" { f = 1 } END { exit !f }' "
+             "/proc/$k/stat 2>/dev/null && return 0; done; return 1; }\n"
+             "'%s' tune --platform '%s' -b 16M -e 1G -f 4 --jobs 2 >/dev/null 2>&1 & p=$!\n"
+             "i=0; while [ \"$(kids $p | wc -w)\" -lt 2 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done\n"
+             "w=$(kids $p | tr '\\n' ' '); [ \"$(echo $w | wc -w)\" -ge 2 ] || { kill -9 $p; echo \"no workers seen\"; exit 1; }\n"
+             "kill -9 $p; wait $p 2>/dev/null\n"
+             "i=0; while alive \"$w\" && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done\n"
+             "alive \"$w\" && { kill -9 $w; echo \"workers $w outlived the tune\"; exit 1; }\n"
+             "echo \"exit 0\"",
+             cli_bin(), sim_repo_path("platforms/minsky-64.xml"));
+    if (cli_shell(cmd, out, sizeof out) != 0 || sim_last_exit(out) != 0)
+        fail_msg("%s", out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(table), cmocka_unit_test(latency_sizes_multiring),
                                        cmocka_unit_test(tuning_file),
                                        cmocka_unit_test(plot), cmocka_unit_test(bad_input),
                                        cmocka_unit_test(spread), cmocka_unit_test(exhaustive_bound),
-                                       cmocka_unit_test(pieces_and_chunks)};
+                                       cmocka_unit_test(pieces_and_chunks), cmocka_unit_test(workers_end_with_tune)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -152,20 +152,36 @@ static long double get_pair(const void *buf, mring_dtype_t t, int64_t i, int par
 
 /* ---- inputs ---- */
 
-/* min/max values run 1..minmax_top(P): at most 100, so that 1-byte integers hold them */
+/* min/max: M = minmax_top(P) distinct values, at most 100, so that 1-byte integers hold them */
 static int minmax_top(int P) { return P < 100 ? P : 100; }
 
 /* Sums stay exact in bfloat16 (8 significant bits) with values 0..2 up to 128 ranks; beyond, one
- * rank contributes 1 per element.  Products are 2 (one rank gives 2, the others 1).  min/max: the
- * ranks hold 1..M in a rotation (M = minmax_top(P)), exact in every type. */
+ * rank contributes 1 per element.  Products are 2 (one rank gives 2, the others 1). */
 static double input(mring_redop_t op, int r, int P, int64_t i)
 {
-    switch (op) {
-    case MRING_PROD: return r == i % P ? 2 : 1;
-    case MRING_MIN:
-    case MRING_MAX: return (double)((r + i) % minmax_top(P) + 1);
-    default: return P <= 128 ? (double)((r + i) % 3) : (r == i % P ? 1 : 0);
-    }
+    return op == MRING_PROD ? (r == i % P ? 2 : 1) : P <= 128 ? (double)((r + i) % 3) : (r == i % P ? 1 : 0);
+}
+
+static int width(mring_dtype_t t);
+static uint64_t ones(int w);
+
+/* min/max: the ranks hold the k-th of M = minmax_top(P) increasing values in a rotation (k = 1 + (r + i) mod M),
+ * which straddle the sign: on a signed integer type its lowest values from the type's minimum up, then 1, 2, ...;
+ * on an unsigned one 0, 1, ..., then its highest values up to the maximum (a kernel comparing them with the other
+ * signedness gets min and max wrong: Debian's MPICH 4.0.2 does on MPI_UINT8_T); on reals -M/2 + 1 .. M - M/2, exact
+ * in every type.  As the element's bits (integers, 64 bits exact) or its value (reals). */
+static uint64_t minmax_bits(mring_dtype_t t, int P, int k)
+{
+    int M = minmax_top(P), half = M / 2, w = width(t);
+    if (mring_dtype_class(t) == MRING_CLASS_INT)
+        return k <= half ? ((1ULL << (w - 1)) + (uint64_t)(k - 1)) & ones(w) : (uint64_t)(k - half);
+    return k <= half ? (uint64_t)(k - 1) : ones(w) - (uint64_t)(M - k);
+}
+static double minmax_value(int P, int k) { return (double)(k - minmax_top(P) / 2); }
+static int minmax_k(int r, int P, int64_t i) { return (int)((r + i) % minmax_top(P)) + 1; }
+static int integer_class(mring_dtype_t t)
+{
+    return mring_dtype_class(t) == MRING_CLASS_INT || mring_dtype_class(t) == MRING_CLASS_UINT;
 }
 
 /* Logical ops: rank i mod (P+1) holds 0 (none does when that is P), the others 1..3 (bool: 1). */
@@ -226,6 +242,10 @@ void bench_fill(void *buf, mring_dtype_t t, mring_redop_t op, int r, int P, int6
             set_complex(buf, t, i, r == i % P ? 0 : 1, r == i % P ? 2 : 0); /* 2i on one rank: product 2i */
         else if (c == MRING_CLASS_COMPLEX)
             set_complex(buf, t, i, input(op, r, P, i), input(op, r, P, i + 1));
+        else if ((op == MRING_MIN || op == MRING_MAX) && integer_class(t))
+            set_bits(buf, t, i, minmax_bits(t, P, minmax_k(r, P, i)));
+        else if (op == MRING_MIN || op == MRING_MAX)
+            set(buf, t, i, minmax_value(P, minmax_k(r, P, i)));
         else
             set(buf, t, i, input(op, r, P, i));
     }
@@ -288,9 +308,11 @@ static int64_t wrong_other(const void *buf, mring_dtype_t t, mring_redop_t op, i
             int64_t k = i % M; /* the first rank holding the max (min) value: (M - 1 - k) (or (M - k) mod M) */
             double v = op == MRING_MAXLOC ? M : 1, idx = op == MRING_MAXLOC ? (double)(M - 1 - k) : (double)((M - k) % M);
             wrong += get_pair(buf, t, i, 0) != v || get_pair(buf, t, i, 1) != idx;
-        } else {
-            double want = op == MRING_PROD ? 2 : op == MRING_MIN ? 1 : minmax_top(P);
-            wrong += get(buf, t, i) != want;
+        } else if (op == MRING_PROD) {
+            wrong += get(buf, t, i) != 2;
+        } else { /* min, max: the lowest (k = 1) or highest (k = M) value */
+            int k = op == MRING_MIN ? 1 : minmax_top(P);
+            wrong += integer_class(t) ? get_bits(buf, t, i) != minmax_bits(t, P, k) : get(buf, t, i) != minmax_value(P, k);
         }
     }
     return wrong;
