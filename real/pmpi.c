@@ -255,7 +255,7 @@ static int route(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dt,
     unsigned mpi_ops;
     MPI_Datatype base_dt;
     int inter = 0, P;
-    if (comm == MPI_COMM_NULL || (count > 0 && (!recvbuf || sendbuf == recvbuf)))
+    if (comm == MPI_COMM_NULL || (count > 0 && (!recvbuf || !sendbuf || sendbuf == recvbuf)))
         return PASS_ARGS;
     PMPI_Comm_test_inter(comm, &inter);
     if (inter)

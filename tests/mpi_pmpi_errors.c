@@ -7,8 +7,9 @@
  *   mpi_pmpi_errors return   MPI_ERRORS_RETURN on a duplicate of MPI_COMM_WORLD, then a handler of
  *                            the program's own: each call returns an error of class MPI_ERR_NO_MEM,
  *                            the handler runs once per call with that code; afterwards a normal call
- *                            on the same communicator still gives the exact sum; MPI_COMM_NULL and
- *                            a send buffer that is the receive buffer get MPI's own errors.  Prints
+ *                            on the same communicator still gives the exact sum; MPI_COMM_NULL, a
+ *                            send buffer that is the receive buffer and a NULL send buffer get MPI's
+ *                            own errors.  Prints
  *                            "errors: class ok, handler 1, after ok, refused args ok".
  *   mpi_pmpi_errors fatal    the default handler (MPI_ERRORS_ARE_FATAL): the job ends with one line
  *                            naming the call; "not reached" is never printed.
@@ -55,12 +56,14 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     /* arguments MPI refuses go to MPI, which raises its own error: MPI_COMM_NULL (the error handler of
-     * MPI_COMM_WORLD: set to return here), a receive buffer that is the send buffer */
+     * MPI_COMM_WORLD: set to return here), a receive buffer that is the send buffer, a NULL send buffer */
     double s2[2] = {1, 2};
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int null_ok = MPI_Allreduce(s2, s2 + 1, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_NULL) != MPI_SUCCESS;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     null_ok &= MPI_Allreduce(s2, s2, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS && s2[0] == 1 && s2[1] == 2;
+    /* a NULL send buffer (not MPI_IN_PLACE): the interposer read through it (SIGSEGV) */
+    null_ok &= MPI_Allreduce(NULL, s2, 2, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS && s2[0] == 1 && s2[1] == 2;
     int rc = huge_call(comm);
     MPI_Error_class(rc, &cls);
     int class_ok = rc != MPI_SUCCESS && cls == MPI_ERR_NO_MEM;
