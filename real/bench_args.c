@@ -186,6 +186,9 @@ void bench_parse(int argc, char **argv, int rank0, bench_t *b)
     const char *given = b->cc.topo_s ? "--topo" : b->cc.algo_s ? "--algo" : b->cc.rings_s ? "--rings" :
                         b->cc.segment_s ? "--segment" : b->cc.dim_algo_s ? "--dim-algo" : b->cc.chunks_s ? "--chunks" :
                         b->cc.embed_s ? "--embed" : NULL;
+    if (b->mpi && given) /* they were ignored without a word (--topo 2x2 on 2 ranks ran) */
+        cli_usage_error(NULL, "--algo mpi with %s: MPI_Allreduce runs the MPI library's own algorithm, which mring's "
+                        "configuration does not reach; give one or the other", given);
     if (b->tuning_file && given) /* (--algo mpi has its own message in main) */
         cli_usage_error(NULL, "--tuning with %s: the tuning file gives each size's whole configuration; give one or "
                         "the other", given);

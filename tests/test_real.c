@@ -195,8 +195,9 @@ static void test_bench_new_types(void **state)
                  {"2float", "maxloc", 1}};
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
         for (int mpi = 0; mpi <= pairs[i].mpi; mpi++) {
-            const char *args[] = {"-d", pairs[i].type, "-o", pairs[i].op, "--topo", "2x2", "--rings", "2", "-b", "32",
-                                  "-e", "4K", "-f", "8", "-n", "1", "-w", "0", mpi ? "--algo" : NULL, "mpi", NULL};
+            const char *args[] = {"-d", pairs[i].type, "-o", pairs[i].op, "-b", "32", "-e", "4K", "-f", "8", "-n", "1",
+                                  "-w", "0", mpi ? "--algo" : "--topo", mpi ? "mpi" : "2x2", mpi ? NULL : "--rings", "2",
+                                  NULL};
             bench_table_ok(args, 3);
         }
 }
@@ -428,6 +429,24 @@ static void test_bench_trace(void **state)
     rmdir(dir);
 }
 
+/* --algo mpi with one of mring's configuration flags is refused in one line, exit 2 (they were ignored: --topo 2x2
+ * ran on 2 ranks) */
+static void test_bench_mpi_config(void **state)
+{
+    static const char *const flags[][2] = {{"--topo", "2x2"}, {"--rings", "2"}, {"--chunks", "7"}, {"--segment", "12"}};
+    (void)state;
+    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+        const char *args[] = {"--algo", "mpi", flags[i][0], flags[i][1], "-b", "8", "-e", "8", NULL};
+        struct cli_result r;
+        char want[64];
+        snprintf(want, sizeof want, "--algo mpi with %s", flags[i][0]);
+        mpi_launch(2, "bin/mring-bench", args, PROMPT_S, &r);
+        if (!r.exited || r.status != 2 || !strstr(r.err, want) || strchr(r.err, '\n') != strrchr(r.err, '\n'))
+            fail_msg("%s: want exit 2 and one line naming '%s'; got %d: %s", r.cmd, want, r.status, r.err);
+        cli_free(&r);
+    }
+}
+
 /* --trace with --algo mpi is refused in one line, exit 2 */
 static void test_bench_trace_mpi(void **state)
 {
@@ -444,7 +463,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bench_tuning_dim_algo), cmocka_unit_test(test_bench_embed_chunks),
-        cmocka_unit_test(test_bench_trace),    cmocka_unit_test(test_bench_trace_mpi),
+        cmocka_unit_test(test_bench_trace),    cmocka_unit_test(test_bench_trace_mpi), cmocka_unit_test(test_bench_mpi_config),
         cmocka_unit_test(test_bench_bad_topo), cmocka_unit_test(test_bench_bad_type),
         cmocka_unit_test(test_bench_bad_trace_or_tuning),
         cmocka_unit_test(test_bench_op_not_on_type), cmocka_unit_test(test_bench_new_types),
