@@ -128,6 +128,9 @@ static const struct bad_case cases[] = {
                                                      "1GBps", "--nvlink-bw", "1GBps", "-o", "/tmp/mring-test-never.xml"}},
     {"platform_cluster_xbus", "--xbus-bw", {"platform", "cluster", "--xbus-bw", "1GBps", "-o",
                                             "/tmp/mring-test-never.xml"}},
+    /* per-dimension entries on a one-dimensional topology (said "give 1 or 1") */
+    {"rings_entries_one_dim", "topology 4 has 1 dimension (give 1)", {"verify", "--topo", "4", "--rings", "2,2",
+                                                                        "--count", "5"}},
     /* a rate that overflows to inf in bytes per second (the file was written; SimGrid refused it) */
     {"platform_bw_overflow", "--nic-bw '1e300GBps'", {"platform", "minsky", "--nic-bw", "1e300GBps", "-o",
                                                       "/tmp/mring-test-never.xml"}},

@@ -48,8 +48,11 @@ static int per_dim(const char *name, const char *s, const mring_topo_t *topo, in
     }
     if (n != 1 && n != topo->ndims) {
         char t[128];
-        snprintf(err, errlen, "%s '%s' has %d entries; topology %s has %d dimensions (give 1 or %d)", name, s, n,
-                 mring_topo_format(topo, t, sizeof t), topo->ndims, topo->ndims);
+        char give[32] = "give 1";
+        if (topo->ndims > 1) /* "give 1 or 1" on a one-dimensional topology */
+            snprintf(give, sizeof give, "give 1 or %d", topo->ndims);
+        snprintf(err, errlen, "%s '%s' has %d entries; topology %s has %d dimension%s (%s)", name, s, n,
+                 mring_topo_format(topo, t, sizeof t), topo->ndims, topo->ndims > 1 ? "s" : "", give);
         return -1;
     }
     for (int i = 0; i < topo->ndims; i++)
