@@ -203,6 +203,16 @@ void cli_conf_check(const char *cmd, const mring_config_t *c, size_t elsize)
         cli_usage_error(cmd, "%s", err);
 }
 
+void cli_sizes_check(const char *cmd, const mring_config_t *c, size_t elsize, const int64_t *sizes, int n)
+{
+    char err[256];
+    int64_t most = 0;
+    for (int i = 0; i < n; i++)
+        most = sizes[i] > most ? sizes[i] : most;
+    if (mring_call_check(c, (mring_call_t){most / (int64_t)elsize, elsize}, err, sizeof err))
+        cli_usage_error(cmd, "%s", err);
+}
+
 cli_sweep_t cli_sweep_default(void)
 {
     cli_sweep_t sw = {32 << 20, 32 << 20, 0, 2, "32M", "32M", NULL};

@@ -72,6 +72,10 @@ void cli_title_config(char *title, size_t len, const mring_config_t *c);
 /* Check c and a call of elements of elsize bytes on it; exit 2 naming the bad value if the algorithm refuses it. */
 void cli_conf_check(const char *cmd, const mring_config_t *c, size_t elsize);
 
+/* The calls of sizes[0 .. n-1] bytes on c (mring_call_check with the largest: a --segment that cuts it into too
+ * many pieces), before any work; exits 2 naming the reason otherwise. */
+void cli_sizes_check(const char *cmd, const mring_config_t *c, size_t elsize, const int64_t *sizes, int n);
+
 /* The size sweep flags of nccl-tests: -b MIN -e MAX with -f FACTOR or -i STEP (default 32M..32M, x2). */
 typedef struct cli_sweep {
     int64_t minb, maxb, step;

@@ -349,6 +349,8 @@ int main(int argc, char **argv)
     if (!b.mpi && !b.tuning && mring_ctx_create(MPI_COMM_WORLD, &c, b.timeout, &r.ctx, err, sizeof err) != MPI_SUCCESS)
         cli_usage_error(NULL, "%s", err);
     int n = cli_sweep_sizes(NULL, &b.sweep, (int64_t)mring_dtype_size(r.t), sizes, 4096);
+    if (!b.mpi && !b.tuning)
+        cli_sizes_check(NULL, &c, mring_dtype_size(r.t), sizes, n);
     for (int i = 0; b.tuning && i < n; i++) { /* every size has a configuration, before any output */
         mring_config_t tc;
         if (mring_tuning_pick(b.tuning, r.P, sizes[i], &tc, err, sizeof err))

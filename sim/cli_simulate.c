@@ -124,6 +124,7 @@ int cmd_simulate(int argc, char **argv)
     size_t elsize = mring_dtype_size(dtype);
     cli_conf_check(cmd, &c, elsize);
     nsizes = cli_sweep_sizes(cmd, &o.sweep, (int64_t)elsize, sizes, 4096);
+    cli_sizes_check(cmd, &c, elsize, sizes, nsizes);
     mring_topo_format(&c.topo, topo, sizeof topo);
     mring_rings_format(&c, rings, sizeof rings);
     snprintf(title, sizeof title, "mring simulate: %s on %s (%d ranks), rings %s, platform %s, %s%s",

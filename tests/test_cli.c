@@ -128,6 +128,11 @@ static const struct bad_case cases[] = {
                                                      "1GBps", "--nvlink-bw", "1GBps", "-o", "/tmp/mring-test-never.xml"}},
     {"platform_cluster_xbus", "--xbus-bw", {"platform", "cluster", "--xbus-bw", "1GBps", "-o",
                                             "/tmp/mring-test-never.xml"}},
+    /* a --segment that cuts a call into millions of pieces: simulate, model and verify grew without an end */
+    {"segment_pieces_model", "into more than 4194304 pieces", {"model", "--topo", "4x2", "--links", L2, "--segment",
+                                                               "4", "-b", "1G", "-e", "1G"}},
+    {"segment_pieces_verify", "into more than 4194304 pieces", {"verify", "--topo", "2x4", "--segment", "4", "--count",
+                                                                "100000000"}},
     /* per-dimension entries on a one-dimensional topology (said "give 1 or 1") */
     {"rings_entries_one_dim", "topology 4 has 1 dimension (give 1)", {"verify", "--topo", "4", "--rings", "2,2",
                                                                         "--count", "5"}},

@@ -261,6 +261,12 @@ int mring_call_check(const mring_config_t *c, mring_call_t k, char *err, size_t 
                  (long long)c->segment, k.elsize);
         return -1;
     }
+    if (c->segment > 0 && k.count * (int64_t)k.elsize / c->segment > MRING_MAX_PIECES) {
+        snprintf(err, errlen, "--segment %lld cuts %lld bytes into more than %d pieces (each several ops of every "
+                 "rank's schedule, held in memory); expected a larger --segment",
+                 (long long)c->segment, (long long)(k.count * (int64_t)k.elsize), MRING_MAX_PIECES);
+        return -1;
+    }
     return 0;
 }
 

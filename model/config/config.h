@@ -114,8 +114,13 @@ int mring_config_fields_read(const mring_config_fields_t *f, mring_fields_style_
  */
 int mring_config_check(const mring_config_t *c, char *err, size_t errlen);
 
-/* Check a call on c: count >= 0, elsize >= 1, segment 0 or at least one element.
- * Returns 0, or -1 with a one-line reason in err. */
+/* Pieces of --segment a call's bytes may be cut into: 1 GiB in 256-byte pieces.  Each piece is a few ops of every
+ * rank's schedule (a ring moves about twice the bytes), and `mring simulate` holds all ranks' at once: 1 GiB in
+ * 4-byte pieces grew by 50 MB/s without an end. */
+#define MRING_MAX_PIECES (1 << 22)
+
+/* Check a call on c: count >= 0, elsize >= 1, segment 0 or at least one element and cutting the call into at
+ * most MRING_MAX_PIECES pieces.  Returns 0, or -1 with a one-line reason in err. */
 int mring_call_check(const mring_config_t *c, mring_call_t k, char *err, size_t errlen);
 
 /* 1 when a and b describe the same schedule shape (entries past the topology's dimensions ignored). */
