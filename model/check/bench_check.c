@@ -162,8 +162,17 @@ static double input(mring_redop_t op, int r, int P, int64_t i)
     return op == MRING_PROD ? (r == i % P ? 2 : 1) : P <= 128 ? (double)((r + i) % 3) : (r == i % P ? 1 : 0);
 }
 
-static int width(mring_dtype_t t);
-static uint64_t ones(int w);
+/* Logical ops: rank i mod (P+1) holds 0 (none does when that is P), the others 1..3 (bool: 1). */
+static double logical_input(int r, int P, int64_t i) { return r == i % (P + 1) ? 0 : 1 + (r + i) % 3; }
+
+/* A type's width in bits; w low bits set; m rotated left by i within w bits. */
+static int width(mring_dtype_t t) { return 8 * (int)mring_dtype_size(t); }
+static uint64_t ones(int w) { return w == 64 ? ~0ULL : (1ULL << w) - 1; }
+static uint64_t rotl(uint64_t m, int64_t i, int w)
+{
+    int k = (int)(i % w);
+    return k ? ((m << k) | (m >> (w - k))) & ones(w) : m;
+}
 
 /* min/max: the ranks hold the k-th of M = minmax_top(P) increasing values in a rotation (k = 1 + (r + i) mod M),
  * which straddle the sign: on a signed integer type its lowest values from the type's minimum up, then 1, 2, ...;
@@ -184,18 +193,7 @@ static int integer_class(mring_dtype_t t)
     return mring_dtype_class(t) == MRING_CLASS_INT || mring_dtype_class(t) == MRING_CLASS_UINT;
 }
 
-/* Logical ops: rank i mod (P+1) holds 0 (none does when that is P), the others 1..3 (bool: 1). */
-static double logical_input(int r, int P, int64_t i) { return r == i % (P + 1) ? 0 : 1 + (r + i) % 3; }
-
 /* Bitwise ops: rank r holds the single bit (r + i) mod w of a w-bit integer (band: all bits but it). */
-static int width(mring_dtype_t t) { return 8 * (int)mring_dtype_size(t); }
-static uint64_t ones(int w) { return w == 64 ? ~0ULL : (1ULL << w) - 1; }
-static uint64_t rotl(uint64_t m, int64_t i, int w)
-{
-    int k = (int)(i % w);
-    return k ? ((m << k) | (m >> (w - k))) & ones(w) : m;
-}
-
 static uint64_t bitwise_input(mring_redop_t op, mring_dtype_t t, int r, int64_t i)
 {
     uint64_t bit = 1ULL << ((r + i) % width(t));
