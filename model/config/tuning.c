@@ -37,26 +37,6 @@ static int field(json_t *o, const char *key, const char **out, char *buf, size_t
     return 0;
 }
 
-/* 0 when every key of o is one of known (NULL-terminated); else -1 and the first unknown one in err, so that a
- * misspelt key ("chunk") is refused instead of ignored. */
-static int keys_known(json_t *o, const char *const *known, char *err, size_t errlen)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach (o, key, v) {
-        int k = 0;
-        while (known[k] && strcmp(known[k], key))
-            k++;
-        if (!known[k]) {
-            size_t used = (size_t)snprintf(err, errlen, "unknown key \"%s\"; expected one of", key);
-            for (k = 0; known[k] && used < errlen; k++)
-                used += (size_t)snprintf(err + used, errlen - used, "%s %s", k ? "," : "", known[k]);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 static int entry_of(json_t *o, mring_tuning_entry_t *e, char *err, size_t errlen)
 {
     static const char *const known[] = {"min_size", "max_size", "algo",  "topo",    "rings",      "dim_algo",
@@ -68,7 +48,7 @@ static int entry_of(json_t *o, mring_tuning_entry_t *e, char *err, size_t errlen
         snprintf(err, errlen, "an entry is not an object");
         return -1;
     }
-    if (keys_known(o, known, err, errlen))
+    if (mring_json_unknown_key(o, "", known, err, errlen)) /* a misspelt "chunk" was ignored */
         return -1;
     if (!json_object_get(o, "min_size") || !json_object_get(o, "max_size") || !json_object_get(o, "algo") ||
         !json_object_get(o, "topo") || !json_object_get(o, "rings")) {
@@ -174,7 +154,7 @@ mring_tuning_t *mring_tuning_load(const char *path, char *err, size_t errlen)
         goto fail;
     }
     static const char *const top[] = {"mring_tuning", "platform", "ranks", "type", "entries", NULL};
-    if (keys_known(doc, top, why, sizeof why) || header_check(doc, why, sizeof why)) {
+    if (mring_json_unknown_key(doc, "", top, why, sizeof why) || header_check(doc, why, sizeof why)) {
         snprintf(err, errlen, "tuning file %s: %s", path, why);
         goto fail;
     }

@@ -99,6 +99,26 @@ char *mring_escape_line(const char *s, char *buf, size_t len)
     return buf;
 }
 
+int mring_json_unknown_key(struct json_t *o, const char *pre, const char *const *keys, char *err, size_t errlen)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach (o, k, v) {
+        size_t i = 0, used;
+        while (keys[i] && strcmp(keys[i], k))
+            i++;
+        if (keys[i])
+            continue;
+        char kt[80];
+        used = (size_t)snprintf(err, errlen, "unknown key \"%s%s\"; expected one of", pre,
+                                mring_escape_line(k, kt, sizeof kt));
+        for (i = 0; keys[i] && used < errlen; i++)
+            used += (size_t)snprintf(err + used, errlen - used, "%s %s", i ? "," : "", keys[i]);
+        return -1;
+    }
+    return 0;
+}
+
 int mring_report_row(mring_report_t *r, const mring_row_t *w)
 {
     double alg = mring_algbw_gbps(w->size, w->time_us), bus = mring_busbw_gbps(w->size, w->time_us, w->ranks);

@@ -29,6 +29,13 @@ void mring_csv_field(FILE *f, const char *s);
  * message quoting text from a user's file stays one line.  Returns buf. */
 char *mring_escape_line(const char *s, char *buf, size_t len);
 
+struct json_t; /* jansson's */
+
+/* The user's JSON files' readers (tuning files, workloads) refuse a key they do not know, so a misspelt one is not
+ * ignored: 0 when every key of object o is in the NULL-terminated list keys; else -1 and, in err (one line),
+ * 'unknown key "PRE KEY"; expected one of KEYS' (the key escaped, pre the path of o, e.g. "layers[2]."). */
+int mring_json_unknown_key(struct json_t *o, const char *pre, const char *const *keys, char *err, size_t errlen);
+
 /* Parse "table", "csv" or "json". Returns 0 or -1. */
 int mring_format_parse(const char *s, mring_format_t *f);
 

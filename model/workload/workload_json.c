@@ -56,22 +56,11 @@ static int missing(const ctx_t *c, const char *pre, const char *key, const char 
 /* An error unless every key of o is in the NULL-terminated list `keys`. */
 static int check_keys(const ctx_t *c, json_t *o, const char *pre, const char *const *keys)
 {
-    const char *k;
-    json_t *v;
-    json_object_foreach (o, k, v) {
-        size_t i = 0, used;
-        while (keys[i] && strcmp(keys[i], k))
-            i++;
-        if (keys[i])
-            continue;
-        char kt[80];
-        used = (size_t)snprintf(c->err, c->errlen, "%s: unknown key \"%s%s\"; expected one of", c->file, pre,
-                                mring_escape_line(k, kt, sizeof kt));
-        for (i = 0; keys[i] && used < c->errlen; i++)
-            used += (size_t)snprintf(c->err + used, c->errlen - used, "%s %s", i ? "," : "", keys[i]);
-        return 2;
-    }
-    return 0;
+    char why[1024];
+    if (!mring_json_unknown_key(o, pre, keys, why, sizeof why))
+        return 0;
+    snprintf(c->err, c->errlen, "%s: %s", c->file, why);
+    return 2;
 }
 
 /* Integer KEY of o in [lo, hi] into *out; when absent, an error if required, else *out is kept. */
