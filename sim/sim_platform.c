@@ -234,6 +234,10 @@ int mring_platform_set_profile(mring_platform_t *pf, const mring_swprof_t *sw, c
     return 2;
 }
 
+/* route_links's bound where a caller holds a route: longer ones are cut there (mring platform's routes cross at
+ * most 10 links) */
+enum { MAX_ROUTE_LINKS = 64 };
+
 /* The links of the route from a to b, into links (up to max); returns how many (0: an empty route). */
 static int route_links(sg_host_t a, sg_host_t b, const_sg_link_t *links, int max)
 {
@@ -261,11 +265,11 @@ static int route_links(sg_host_t a, sg_host_t b, const_sg_link_t *links, int max
 static const_sg_link_t bottleneck(const mring_platform_t *pf, const mring_topo_t *t, int i, int w, int peer,
                                   int *sharers)
 {
-    enum { MAXL = 64 };
-    const_sg_link_t mine[MAXL], theirs[MAXL];
-    int n = route_links(pf->hosts[w], pf->hosts[peer], mine, MAXL), count[MAXL] = {0}, narrow = 0, least = 0;
+    const_sg_link_t mine[MAX_ROUTE_LINKS], theirs[MAX_ROUTE_LINKS];
+    int n = route_links(pf->hosts[w], pf->hosts[peer], mine, MAX_ROUTE_LINKS), count[MAX_ROUTE_LINKS] = {0};
+    int narrow = 0, least = 0;
     for (int r = 0; n > 0 && r < t->nranks && r < mring_topo_stride(t, i + 1); r++) {
-        int m = route_links(pf->hosts[r], pf->hosts[mring_topo_neighbor(t, r, i, 1)], theirs, MAXL);
+        int m = route_links(pf->hosts[r], pf->hosts[mring_topo_neighbor(t, r, i, 1)], theirs, MAX_ROUTE_LINKS);
         for (int a = 0; a < n; a++)
             for (int b = 0; b < m; b++)
                 if (theirs[b] == mine[a]) {
@@ -292,15 +296,12 @@ static const_sg_link_t bottleneck(const mring_platform_t *pf, const mring_topo_t
 
 static int route_has(sg_host_t a, sg_host_t b, const_sg_link_t link)
 {
-    xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
-    unsigned i;
-    sg_link_t l;
-    int found = 0;
-    sg_host_get_route(a, b, links);
-    xbt_dynar_foreach (links, i, l)
-        found |= l == link;
-    xbt_dynar_free(&links);
-    return found;
+    const_sg_link_t links[MAX_ROUTE_LINKS];
+    int n = route_links(a, b, links, MAX_ROUTE_LINKS);
+    for (int i = 0; i < n; i++)
+        if (links[i] == link)
+            return 1;
+    return 0;
 }
 
 /* The slowest step of dimension i among the ranks of the first group of stride D_{i+1} (a node for
