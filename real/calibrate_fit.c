@@ -61,6 +61,13 @@ static void bandwidth_regime(level_t *l, const double *m, const double *t)
  * validation judges predictions in (percent).  Points on a line are fitted exactly.
  * Returns 0, or -1 with a one-line reason in err.
  */
+void calib_warn_unphysical(const level_t *l, const char *who, const char *why)
+{
+    if (!(l->alpha > 0 && l->beta > 0))
+        fprintf(stderr, "mring-calibrate: warning: %salpha %g s, beta %g s/B is not physical: the times are %s\n", who,
+                l->alpha, l->beta, why);
+}
+
 int calib_fit_level(level_t *l, char *err, size_t errlen)
 {
     static double m[MAX_POINTS], t[MAX_POINTS], w[MAX_POINTS];

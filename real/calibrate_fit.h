@@ -39,6 +39,10 @@ typedef struct level {
  */
 int calib_fit_level(level_t *l, char *err, size_t errlen);
 
+/* Warn on stderr when l's fit is not physical (alpha or beta <= 0): "mring-calibrate: warning: WHO alpha ..., beta
+ * ... is not physical: the times are WHY" (who: "" or e.g. "ranks 0 and 1: "; why: the likely cause). */
+void calib_warn_unphysical(const level_t *l, const char *who, const char *why);
+
 /* The median of v[0..n-1], n >= 1 (sorts v in place: gsl_sort, gsl_stats_median_from_sorted_data). */
 double calib_median(double *v, int n);
 

@@ -54,9 +54,7 @@ int calib_fit_only(int json, double o, const level_t *wire)
         (o >= 0 && (calib_fit_profile(wire ? wire : &l, &l, o, &p, err, sizeof err) ||
                     calib_profile_spread(wire ? wire : &l, pass, n, &p, err, sizeof err))))
         cli_usage_error(NULL, "%s", err);
-    if (!(l.alpha > 0 && l.beta > 0)) /* as a measurement's fit warns (calibrate_load.c) */
-        fprintf(stderr, "mring-calibrate: warning: alpha %g s, beta %g s/B is not physical: the times are noise or "
-                "not of one link\n", l.alpha, l.beta);
+    calib_warn_unphysical(&l, "", "noise or not of one link");
     if (!json) {
         printf("# mring-calibrate --fit-only: %d pass(es), their median per size fitted by %s\n", n, calib_fit_name);
         calib_level_table("stdin", &l);

@@ -272,9 +272,10 @@ void calib_measure_level(const calib_load_t *lp, int me, int level, level_t *l)
         snprintf(msg, sizeof msg, "ranks %d and %d: %s", l->a, l->b, err);
         calib_die(msg);
     }
-    if (me == 0 && !(l->alpha > 0 && l->beta > 0))
-        fprintf(stderr, "mring-calibrate: warning: ranks %d and %d: alpha %g s, beta %g s/B is not physical: the "
-                "times are noise (a loaded machine?); measure again\n", l->a, l->b, l->alpha, l->beta);
+    if (me == 0) {
+        snprintf(msg, sizeof msg, "ranks %d and %d: ", l->a, l->b);
+        calib_warn_unphysical(l, msg, "noise (a loaded machine?); measure again");
+    }
 }
 
 /* One round of o: the lower rank q > me sends O_SEND_MESSAGES to receives its partner posted beforehand (the

@@ -311,6 +311,20 @@ static void test_fit_weighted(void **state)
     json_decref(root);
 }
 
+/* Times that fall with the size fit a negative beta: the fit is kept (exit 0) with one warning naming it */
+static void test_fit_unphysical_warns(void **state)
+{
+    const char *argv[] = {calibrate_bin(0), "--fit-only", NULL};
+    struct cli_result r;
+    (void)state;
+    run(argv, "1 5e-6\n2 4e-6\n4 3e-6\n", &r);
+    if (!r.exited || r.status != 0 || !strstr(r.err, "warning: alpha ") ||
+        !strstr(r.err, "is not physical: the times are noise or not of one link\n") ||
+        strchr(r.err, '\n') != strrchr(r.err, '\n'))
+        fail_msg("%s: want exit 0 and one warning that the fit is not physical; got %d: %s", r.cmd, r.status, r.err);
+    cli_free(&r);
+}
+
 static void test_fit_bad_input(void **state)
 {
     const char *argv[] = {calibrate_bin(0), "--fit-only", NULL};
@@ -353,6 +367,7 @@ int main(void)
         cmocka_unit_test(test_fit_weighted),
         cmocka_unit_test(test_fit_bandwidth_regime),
         cmocka_unit_test(test_fit_bad_input),
+        cmocka_unit_test(test_fit_unphysical_warns),
         cmocka_unit_test(test_fit_profile),
         cmocka_unit_test(test_fit_profile_bucket),
         cmocka_unit_test(test_fit_profile_wire),
