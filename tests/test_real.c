@@ -193,11 +193,12 @@ static void test_bench_new_types(void **state)
                  {"bool", "lxor", 1},      {"complex64", "prod", 1},  {"complex128", "avg", 1},
                  {"longdouble", "max", 0}, {"double_int", "maxloc", 0}, {"short_int", "minloc", 0},
                  {"2float", "maxloc", 1}};
+    static const char *const cfg[2][4] = {{"--topo", "2x2", "--rings", "2"}, {"--algo", "mpi", NULL, NULL}};
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++)
         for (int mpi = 0; mpi <= pairs[i].mpi; mpi++) {
-            const char *args[] = {"-d", pairs[i].type, "-o", pairs[i].op, "-b", "32", "-e", "4K", "-f", "8", "-n", "1",
-                                  "-w", "0", mpi ? "--algo" : "--topo", mpi ? "mpi" : "2x2", mpi ? NULL : "--rings", "2",
-                                  NULL};
+            const char *args[] = {"-d", pairs[i].type, "-o", pairs[i].op,    "-b",        "32",        "-e",
+                                  "4K", "-f",          "8",  "-n",           "1",         "-w",        "0",
+                                  cfg[mpi][0],         cfg[mpi][1],          cfg[mpi][2], cfg[mpi][3], NULL};
             bench_table_ok(args, 3);
         }
 }
